@@ -1,0 +1,40 @@
+"""utf8guard: strict UTF-8 validation naming every violation and its exact byte span.
+
+>>> import utf8guard
+>>> utf8guard.find_violation(b"/etc\\xc0\\xafpasswd")
+Violation(kind=<Kind.OVERLONG: 'overlong'>, start=4, end=5)
+"""
+
+from ._policy import IDENTIFIER, STRICT, WELL_FORMED, Policy
+from ._repair import repair
+from ._scan import (
+    BytesLike,
+    decode,
+    find_violation,
+    is_valid,
+    iter_violations,
+    validate,
+)
+from ._stream import IncrementalValidator
+from ._violation import Kind, Utf8Error, Violation
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "IDENTIFIER",
+    "STRICT",
+    "WELL_FORMED",
+    "BytesLike",
+    "IncrementalValidator",
+    "Kind",
+    "Policy",
+    "Utf8Error",
+    "Violation",
+    "__version__",
+    "decode",
+    "find_violation",
+    "is_valid",
+    "iter_violations",
+    "repair",
+    "validate",
+]

@@ -1,0 +1,81 @@
+"""Violation kinds, the Violation record and Utf8Error: data only."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["Kind", "Utf8Error", "Violation"]
+
+
+class Kind(str, enum.Enum):
+    """What is wrong with a span of bytes.
+
+    The first six are ill-formed UTF-8 (Unicode ch. 3, Table 3-7; RFC 3629 §4); the rest
+    are well-formed code points that a :class:`~utf8guard.Policy` refuses.
+    """
+
+    #: C0, C1 as lead; E0 80..9F; F0 80..8F (an encoding longer than needed, e.g. C0 AF
+    #: for "/")
+    OVERLONG = "overlong"
+    #: ED A0..BF: a UTF-16 surrogate U+D800..U+DFFF (also each half of a CESU-8 pair)
+    SURROGATE = "surrogate"
+    #: F4 90..BF and the legacy leads F5..FD: beyond U+10FFFF
+    OUT_OF_RANGE = "out_of_range"
+    #: FE, FF: never part of any UTF-8 form
+    INVALID_BYTE = "invalid_byte"
+    #: 80..BF where a lead byte is expected
+    UNEXPECTED_CONTINUATION = "unexpected_continuation"
+    #: a valid prefix cut short by a non-continuation byte or by the end of input
+    TRUNCATED = "truncated"
+    #: U+FDD0..U+FDEF and U+nFFFE, U+nFFFF (Unicode ch. 23.7, "Noncharacters")
+    NONCHARACTER = "noncharacter"
+    #: U+0000
+    NUL = "nul"
+    #: C0 controls other than TAB, LF, CR; DEL; C1 controls U+0080..U+009F
+    CONTROL = "control"
+    #: bidirectional formatting characters (UAX #9 §2)
+    BIDI_CONTROL = "bidi_control"
+    #: private use code points (Unicode ch. 23.5)
+    PRIVATE_USE = "private_use"
+    #: U+FEFF ZERO WIDTH NO-BREAK SPACE / byte order mark
+    BOM = "bom"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One violation: its kind and the byte span ``[start, end)`` it covers.
+
+    For ill-formed input the span is the maximal subpart (Unicode ch. 3, "U+FFFD
+    Substitution of Maximal Subparts"): exactly the bytes one U+FFFD replaces. For a
+    well-formed code point refused by policy it is the whole encoded sequence. Offsets
+    are absolute in the input or stream, as in CPython's
+    ``UnicodeDecodeError.start``/``end``.
+    """
+
+    kind: Kind
+    start: int
+    end: int
+
+
+def describe(violation: Violation, data: bytes | None = None) -> str:
+    """Message text: kind, offsets and a short hex snippet of the offending bytes."""
+    text = f"{violation.kind.value} at bytes [{violation.start}, {violation.end})"
+    if data:
+        text += f": {data[:8].hex(' ')}"
+    return text
+
+
+class Utf8Error(ValueError):
+    """Input is not valid UTF-8 under the policy in force.
+
+    ``violation`` holds the first :class:`Violation`. The message gives its kind,
+    offsets and a hex snippet of at most 8 bytes; it never contains the raw input.
+    """
+
+    def __init__(self, violation: Violation, data: bytes | None = None) -> None:
+        super().__init__(describe(violation, data))
+        self.violation = violation
