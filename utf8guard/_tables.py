@@ -42,8 +42,8 @@ class Lead(NamedTuple):
     length: int
     lo: int = CONTINUATION_LO
     hi: int = CONTINUATION_HI
-    below: Kind | None = None
-    above: Kind | None = None
+    below: Kind = Kind.TRUNCATED
+    above: Kind = Kind.TRUNCATED
     alone: Kind | None = None
 
 

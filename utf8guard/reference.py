@@ -107,8 +107,8 @@ def _step(data: bytes, i: int, policy: Policy) -> tuple[int, Violation | None]:
     cp = data[i] & (0x7F, 0x1F, 0x0F, 0x07)[len(later)]
     for byte in data[i + 1 : j]:
         cp = cp << 6 | byte & 0x3F
-    kind = _refused(cp, policy)
-    return j, None if kind is None else Violation(kind, i, j)
+    refused = _refused(cp, policy)
+    return j, None if refused is None else Violation(refused, i, j)
 
 
 def iter_violations(data: bytes, policy: Policy = STRICT) -> Iterator[Violation]:
