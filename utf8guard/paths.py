@@ -33,7 +33,7 @@ from ._pathrules import (
     utf8_length,
 )
 from ._policy import IDENTIFIER, WELL_FORMED, Policy
-from ._scan import iter_violations
+from ._scan import BytesLike, iter_violations
 from ._violation import describe
 
 __all__ = [
@@ -95,7 +95,9 @@ def _error(kind: PathKind, start: int, end: int, text: str) -> UnsafePathError:
 def _as_bytes(value: object) -> bytes:
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value)
-    raise TypeError(f"expected str or bytes, not {type(value).__name__}")
+    raise TypeError(
+        f"expected str, bytes, bytearray or memoryview, not {type(value).__name__}"
+    )
 
 
 def _decode(data: bytes, replacement: str | None) -> str:
@@ -113,18 +115,21 @@ def _decode(data: bytes, replacement: str | None) -> str:
 
 
 def _cut(text: str, budget: int) -> str:
-    """The longest prefix within ``budget`` UTF-8 bytes, kept whole with its marks."""
-    fits = whole = size = 0
-    for index, ch in enumerate(text):
+    """The longest prefix of ``text`` within ``budget`` UTF-8 bytes.
+
+    Callers pass only text that does not fit. The cut goes before a base character, so
+    accents stay with their letter (Unicode ch. 3.6, "combining character
+    sequence"), unless the first sequence alone is too long.
+    """
+    size = whole = 0
+    # pragma below: the loop always returns, since the whole text never fits.
+    for index, ch in enumerate(text):  # pragma: no branch
+        if not unicodedata.category(ch).startswith("M"):
+            whole = index
         size += utf8_length(ch)
         if size > budget:
-            break
-        fits = index + 1
-        # Do not split a base from its combining marks (Unicode ch. 3.6, "combining
-        # character sequence") when an earlier cut is possible.
-        if fits == len(text) or not unicodedata.category(text[fits]).startswith("M"):
-            whole = fits
-    return text[: whole or fits]
+            return text[: whole or index]
+    return text  # pragma: no cover - see above
 
 
 def _truncate(text: str, max_bytes: int) -> str:
@@ -143,11 +148,12 @@ def _replace_once(text: str, replacement: str, platform: str, max_bytes: int) ->
     bad = {index for _, index in char_violations(text, IDENTIFIER, platform)}
     chars = (replacement if i in bad else ch for i, ch in enumerate(text))
     text = unicodedata.normalize("NFC", "".join(chars))
-    if platform != "posix":
-        # Windows strips these itself, so dropping them keeps what the user sees.
-        text = text.rstrip(WINDOWS_TRAILING)
     if text in (".", ".."):
         text = replacement * len(text)
+    if platform != "posix":
+        # Windows strips these itself, so dropping them keeps what the user sees; a
+        # name made only of them (". .") is replaced instead.
+        text = text.rstrip(WINDOWS_TRAILING) or replacement * len(text)
     if platform != "posix" and is_reserved_name(text):
         text = replacement + text
     return _truncate(text, max_bytes)
@@ -167,13 +173,13 @@ def _first_problem(text: str, platform: str, max_bytes: int) -> UnsafePathError 
         return _error(kind, index, index + 1, text)
     for kind, start, end in name_violations(text, platform, max_bytes):
         return _error(kind, start, end, text)
-    if not unicodedata.is_normalized("NFC", text):
-        return _error(PathKind.NOT_NFC, 0, len(text), text)
+    # No NFC check: the text was normalised, and the later edits (cutting a suffix,
+    # putting an ASCII-free-of-marks prefix before a device name) keep it NFC.
     return None
 
 
 def safe_filename(
-    name: str | bytes,
+    name: str | BytesLike,
     *,
     replacement: str | None = None,
     max_bytes: int = MAX_NAME_BYTES,
@@ -233,7 +239,7 @@ def safe_filename(
 
 def safe_join(
     base: str | os.PathLike[str],
-    *parts: str | bytes,
+    *parts: str | BytesLike,
     resolve_symlinks: bool = False,
     platform: str = "universal",
 ) -> Path:
@@ -305,7 +311,7 @@ def _segments(text: str, pos: int) -> Iterator[tuple[int, int]]:
 
 
 def check_path(
-    path: str | bytes,
+    path: str | BytesLike,
     policy: Policy = IDENTIFIER,
     *,
     platform: str = "universal",
