@@ -165,7 +165,9 @@ def _check_replacement(replacement: str, platform: str) -> None:
     if any(char_violations(replacement, IDENTIFIER, platform)) or any(
         ch in WINDOWS_TRAILING for ch in replacement
     ):
-        raise ValueError("replacement must be a safe name fragment without dots")
+        raise ValueError(
+            "replacement must be a safe name fragment without dots or spaces"
+        )
 
 
 def _first_problem(text: str, platform: str, max_bytes: int) -> UnsafePathError | None:
