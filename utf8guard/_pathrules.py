@@ -150,7 +150,6 @@ def _in(cp: int, ranges: Ranges) -> bool:
     return any(lo <= cp <= hi for lo, hi in ranges)
 
 
-@lru_cache(maxsize=4096)
 def _is_lookalike(ch: str) -> bool:
     if ch in VISUAL_SEPARATORS:
         return True
@@ -182,8 +181,10 @@ def _ignorable_allowed(text: str, index: int) -> bool:
     return _in(cp, VARIATION_SELECTORS) and _selector_allowed(before)
 
 
-def _char_kind(text: str, index: int, policy: Policy, platform: str) -> PathKind | None:
-    ch = text[index]
+@lru_cache(maxsize=8192)
+def _context_free_kind(ch: str, policy: Policy, platform: str) -> PathKind | None:
+    """The rule ``ch`` breaks wherever it stands; DEFAULT_IGNORABLE still needs the
+    context check. Cached: a name's alphabet is small and repeats."""
     cp = ord(ch)
     if ch in SEPARATORS:
         return PathKind.SEPARATOR
@@ -198,11 +199,18 @@ def _char_kind(text: str, index: int, policy: Policy, platform: str) -> PathKind
         return PathKind.CONTROL
     if platform != "posix" and ch in WINDOWS_RESERVED_CHARS:
         return PathKind.RESERVED_CHARACTER
-    if _in(cp, DEFAULT_IGNORABLES) and not _ignorable_allowed(text, index):
+    if _in(cp, DEFAULT_IGNORABLES):
         return PathKind.DEFAULT_IGNORABLE
     if cp >= 0x80 and _is_lookalike(ch):
         return PathKind.LOOKALIKE
     return None
+
+
+def _char_kind(text: str, index: int, policy: Policy, platform: str) -> PathKind | None:
+    kind = _context_free_kind(text[index], policy, platform)
+    if kind is PathKind.DEFAULT_IGNORABLE and _ignorable_allowed(text, index):
+        return None
+    return kind
 
 
 def char_violations(
@@ -221,10 +229,15 @@ def char_violations(
 def utf8_length(text: str) -> int:
     """Length in bytes on disk: UTF-8, one byte for each U+DC80..U+DCFF that
     ``surrogateescape`` made of an undecodable byte, three for any other surrogate."""
-    return sum(
-        1 if 0xDC80 <= ord(ch) <= 0xDCFF else len(ch.encode("utf-8", "surrogatepass"))
-        for ch in text
-    )
+    try:
+        return len(text.encode())
+    except UnicodeEncodeError:
+        return sum(
+            1
+            if 0xDC80 <= ord(ch) <= 0xDCFF
+            else len(ch.encode("utf-8", "surrogatepass"))
+            for ch in text
+        )
 
 
 def is_reserved_name(name: str) -> bool:
@@ -251,8 +264,10 @@ def name_violations(
             yield PathKind.TRAILING_DOT_OR_SPACE, len(kept), len(name)
         if is_reserved_name(name):
             yield PathKind.RESERVED_NAME, 0, len(name.split(".", 1)[0])
+    if utf8_length(name) <= max_bytes:
+        return
     total = 0
-    for index, ch in enumerate(name):
+    for index, ch in enumerate(name):  # pragma: no branch - some character overflows
         total += utf8_length(ch)
         if total > max_bytes:
             yield PathKind.TOO_LONG, index, len(name)
