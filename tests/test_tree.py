@@ -212,6 +212,15 @@ def test_rename_failure_is_an_error(
     assert err == f"utf8guard scan: error: Permission denied: {tmp_path}/a\\u0001\n"
 
 
+def test_apply_needs_fix(
+    scan: Scan, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make(tmp_path, b"a\x01")
+    assert scan(tmp_path, "--apply") == 2
+    assert capsys.readouterr() == ("", "utf8guard scan: error: --apply needs --fix\n")
+    assert os.listdir(tmp_path) == ["a\x01"]
+
+
 def test_not_a_directory(
     scan: Scan, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

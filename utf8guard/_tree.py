@@ -144,6 +144,9 @@ def run_scan(args: argparse.Namespace) -> int:
     Errors (``DIR`` missing, unreadable directories, a failed rename) go to stderr as
     one line each; the scan goes on and the status is 2.
     """
+    if args.apply and not args.fix:
+        print("utf8guard scan: error: --apply needs --fix", file=sys.stderr)
+        return EXIT_ERROR
     root = os.fsencode(args.directory)
     if not os.path.isdir(root):
         print(

@@ -275,12 +275,17 @@ def safe_join(
     joined = root.joinpath(*names)
     # Fail closed if pathlib ever reads a drive or root into a checked name.
     if not joined.is_relative_to(root):  # pragma: no cover - no name reaches it
-        raise UnsafePathError(PathKind.OUTSIDE_BASE, "outside_base")
+        raise UnsafePathError(
+            PathKind.OUTSIDE_BASE, "outside_base: the joined path leaves the base"
+        )
     if not resolve_symlinks:
         return joined
     real = joined.resolve()
     if not real.is_relative_to(root.resolve()):
-        raise UnsafePathError(PathKind.SYMLINK_ESCAPE, "symlink_escape")
+        raise UnsafePathError(
+            PathKind.SYMLINK_ESCAPE,
+            "symlink_escape: a symlink leads out of the resolved base",
+        )
     return real
 
 
