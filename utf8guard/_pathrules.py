@@ -123,17 +123,35 @@ DEFAULT_IGNORABLES: Final[Ranges] = (
     (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
-# ZERO WIDTH NON-JOINER and ZERO WIDTH JOINER: needed in Persian, Indic scripts and
-# emoji ZWJ sequences (RFC 5892 Appendix A.1, A.2; UTS #51 §2.3).
-JOINERS: Final = "\u200c\u200d"
+ZWNJ: Final = "\u200c"
+ZWJ: Final = "\u200d"
+# RFC 5892 Appendix A.1: ZWNJ also belongs between letters that join, which only the
+# scripts with Joining_Type data in ArabicShaping.txt have (Persian "می‌خواهم").
+# Matched by character-name prefix, as unicodedata has no Script property.
+JOINING_SCRIPTS: Final = (
+    "ARABIC",
+    "SYRIAC",
+    "NKO",
+    "MONGOLIAN",
+    "MANDAIC",
+    "MANICHAEAN",
+    "PSALTER PAHLAVI",
+    "ADLAM",
+    "HANIFI ROHINGYA",
+    "SOGDIAN",
+    "CHORASMIAN",
+    "OLD UYGHUR",
+    "PHAGS-PA",
+)
+# UTS #51 §2.3 emoji ZWJ sequences: an emoji (So), possibly with a skin-tone modifier
+# (Sk) or VS16 before the ZWJ, then another emoji.
+EMOJI_CATEGORIES: Final = frozenset(["So", "Sk"])
+VS16: Final = "\ufe0f"
 # Variation selectors VS1..VS16 and VS17..VS256 (StandardizedVariants.txt, emoji
 # presentation, ideographic variation sequences).
 VARIATION_SELECTORS: Final[Ranges] = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
 # Canonical_Combining_Class 9 = Virama (RFC 5892 A.1, A.2 rule 1).
 VIRAMA_CLASS: Final = 9
-# Neighbours a joiner may sit between: non-Latin letters, marks, emoji symbols. Latin,
-# Greek and Cyrillic letters are Lu/Ll, so "pay\u200dpal" is still refused.
-JOINABLE_CATEGORIES: Final = frozenset(["Lo", "Lm", "Mn", "Mc", "So", "Sk"])
 # Keycap sequences: 0-9, # and * followed by U+FE0F U+20E3 (emoji-sequences.txt).
 KEYCAP_BASES: Final = "0123456789#*"
 
@@ -156,13 +174,20 @@ def _is_lookalike(ch: str) -> bool:
     return any(target in unicodedata.normalize("NFKC", ch) for target in NFKC_TARGETS)
 
 
-def _joiner_allowed(before: str, after: str) -> bool:
+def _in_joining_script(ch: str) -> bool:
+    return unicodedata.name(ch, "").startswith(JOINING_SCRIPTS)
+
+
+def _joiner_allowed(joiner: str, before: str, after: str) -> bool:
+    # RFC 5892 A.1, A.2 rule 1: either joiner may follow a virama.
     if before and unicodedata.combining(before) == VIRAMA_CLASS:
         return True
-    return all(
-        ch and ord(ch) >= 0x80 and unicodedata.category(ch) in JOINABLE_CATEGORIES
-        for ch in (before, after)
-    )
+    if not (before and after):
+        return False
+    if joiner == ZWNJ:
+        return _in_joining_script(before) and _in_joining_script(after)
+    emoji_before = before == VS16 or unicodedata.category(before) in EMOJI_CATEGORIES
+    return emoji_before and unicodedata.category(after) == "So"
 
 
 def _selector_allowed(before: str) -> bool:
@@ -176,8 +201,8 @@ def _ignorable_allowed(text: str, index: int) -> bool:
     cp = ord(text[index])
     before = text[index - 1] if index > 0 else ""
     after = text[index + 1] if index + 1 < len(text) else ""
-    if text[index] in JOINERS:
-        return _joiner_allowed(before, after)
+    if text[index] in (ZWNJ, ZWJ):
+        return _joiner_allowed(text[index], before, after)
     return _in(cp, VARIATION_SELECTORS) and _selector_allowed(before)
 
 
