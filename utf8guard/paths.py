@@ -45,10 +45,12 @@ __all__ = [
     "safe_join",
 ]
 
-#: NAME_MAX on Linux, macOS and the BSDs; NTFS allows 255 UTF-16 units, never fewer.
+#: NAME_MAX on Linux, macOS and the BSDs; NTFS counts 255 UTF-16 units, and 255 UTF-8
+#: bytes never make more than that.
 MAX_NAME_BYTES: Final = 255
-# Each replacement pass only shrinks or settles a name (see _replace_once); a name
-# still changing after this many passes is refused rather than looped on.
+# Replacement repeats until the name stops changing (a cut can leave a trailing space
+# or a dangling joiner for the next pass). A name still changing after this many
+# passes would be a cycle: it goes to the final check instead of looping on.
 MAX_REPLACE_PASSES: Final = 8
 
 
