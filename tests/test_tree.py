@@ -134,9 +134,10 @@ def test_fix_is_a_dry_run_by_default(
     assert scan(tree, "--fix") == 1
     assert sorted(os.listdir(os.fsencode(tree))) == before
     out = lines(capsys.readouterr().out)
-    assert f"  would rename → {tree}/sub\\u200b/_" in out
-    assert f"  would rename → {tree}/Café.txt" in out
-    assert f"  would rename → {tree}/_CON.txt" in out
+    assert "  would rename: \\xff → _" in out
+    assert "  would rename: Cafe\u0301.txt → Café.txt" in out
+    assert "  would rename: CON.txt → _CON.txt" in out
+    assert "  would rename: sub\\u200b → sub_" in out
 
 
 def test_fix_apply_renames_then_tree_is_clean(
@@ -144,7 +145,7 @@ def test_fix_apply_renames_then_tree_is_clean(
 ) -> None:
     assert scan(tree, "--fix", "--apply") == 1
     out = lines(capsys.readouterr().out)
-    assert f"  renamed → {tree}/sub_" in out
+    assert "  renamed: sub\\u200b → sub_" in out
     assert sorted(os.listdir(tree)) == sorted(
         [
             "ok.txt",
@@ -168,7 +169,7 @@ def test_fix_json(
     make(tmp_path, b"a\x01")
     assert scan(tmp_path, "--fix", "--json") == 1
     record = json.loads(capsys.readouterr().out)
-    assert record["fix"] == {"action": "would rename", "to": f"{tmp_path}/a_"}
+    assert record["fix"] == {"action": "would rename", "to": "a_"}
 
 
 def test_fix_never_overwrites(
@@ -176,7 +177,7 @@ def test_fix_never_overwrites(
 ) -> None:
     make(tmp_path, b"a:b", b"a_b")
     assert scan(tmp_path, "--fix", "--apply") == 1
-    assert f"  cannot rename: {tmp_path}/a_b exists" in lines(capsys.readouterr().out)
+    assert "  cannot rename: a_b exists" in lines(capsys.readouterr().out)
     assert sorted(os.listdir(tmp_path)) == ["a:b", "a_b"]
 
 

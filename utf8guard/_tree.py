@@ -103,15 +103,15 @@ def _fix(
         return {"action": "cannot rename", "reason": str(exc)}
     new = os.path.join(directory, new_name)
     if os.path.lexists(new):
-        return {"action": "cannot rename", "reason": f"{display(new)} exists"}
+        return {"action": "cannot rename", "reason": f"{display(new_name)} exists"}
     if not args.apply:
-        return {"action": "would rename", "to": display(new)}
+        return {"action": "would rename", "to": display(new_name)}
     try:
         os.rename(old, new)
     except OSError as exc:
         errors.append(exc)
         return {"action": "cannot rename", "reason": exc.strerror or str(exc)}
-    return {"action": "renamed", "to": display(new)}
+    return {"action": "renamed", "to": display(new_name)}
 
 
 def _report(
@@ -134,8 +134,9 @@ def _report(
         return
     print(f"{display(path)}: {_describe(found)}")
     if fix is not None:
-        target = f" → {fix['to']}" if "to" in fix else f": {fix['reason']}"
-        print(f"  {fix['action']}{target}")
+        name = display(os.path.basename(path))
+        target = f"{name} → {fix['to']}" if "to" in fix else fix["reason"]
+        print(f"  {fix['action']}: {target}")
 
 
 def run_scan(args: argparse.Namespace) -> int:
