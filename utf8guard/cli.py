@@ -23,9 +23,8 @@ import sys
 import tempfile
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import fields, replace
-from types import TracebackType
 from typing import BinaryIO, Final, NamedTuple, NoReturn
 
 from . import (
@@ -213,8 +212,8 @@ def _repair(source: str, output: str | None, policy: Policy, *, in_place: bool) 
                     sys.stdout.buffer.write(part)
                 sys.stdout.buffer.flush()
                 return _repaired_status(source, written.count - seen.count)
-            target = os.path.realpath(source if in_place else str(output))
-            with _AtomicFile(target) as out:
+            name = source if in_place else str(output)
+            with _AtomicFile(os.path.realpath(name), name) as out:
                 for part in repaired:
                     out.write(part)
                 # In place, a valid file is left alone: its mtime and links survive.
@@ -321,39 +320,47 @@ class _AtomicFile:
 
     Without ``commit`` (an error, or nothing to change) it is removed, so ``target``
     is never left half-written. The new file keeps ``target``'s permissions, or gets
-    the umask's default for a new file.
+    the umask's default for a new file. Errors name ``name``, not the temporary file.
     """
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, name: str) -> None:
         self._target = target
-        fd, self._temp = tempfile.mkstemp(
-            dir=os.path.dirname(target), prefix=".utf8guard-", suffix=".tmp"
-        )
+        self._name = name
+        with _naming(name):
+            fd, self._temp = tempfile.mkstemp(
+                dir=os.path.dirname(target), prefix=".utf8guard-", suffix=".tmp"
+            )
         self._file = os.fdopen(fd, "wb")
         self._committed = False
 
     def __enter__(self) -> _AtomicFile:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._file.close()
         if not self._committed:
             os.unlink(self._temp)
 
     def write(self, data: bytes) -> None:
-        self._file.write(data)
+        with _naming(self._name):
+            self._file.write(data)
 
     def commit(self) -> None:
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        os.chmod(self._temp, _mode_for(self._target))
-        os.replace(self._temp, self._target)
+        with _naming(self._name):
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            os.chmod(self._temp, _mode_for(self._target))
+            os.replace(self._temp, self._target)
         self._committed = True
+
+
+@contextmanager
+def _naming(name: str) -> Iterator[None]:
+    """Report an OSError as being about ``name``, the path the user gave."""
+    try:
+        yield
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, name) from exc
 
 
 def _mode_for(target: str) -> int:
@@ -407,10 +414,9 @@ def _read_chunks(stream: BinaryIO, progress: _Progress) -> Iterator[bytes]:
 
 
 def _format(path: str, violation: Violation, place: _Place, *, as_json: bool) -> str:
-    name = STDIN_NAME if path == "-" else path
     if as_json:
         record = {
-            "path": name,
+            "path": STDIN_NAME if path == "-" else path,
             "kind": violation.kind.value,
             "start": violation.start,
             "end": violation.end,
@@ -420,15 +426,17 @@ def _format(path: str, violation: Violation, place: _Place, *, as_json: bool) ->
         }
         return json.dumps(record)
     return (
-        f"{_display(name)}:{place.line}:{place.column}: {violation.kind.value} at byte "
+        f"{_display(path)}:{place.line}:{place.column}: {violation.kind.value} at byte "
         f"{violation.start} ({place.data.hex(' ').upper()})"
     )
 
 
 def _display(path: str) -> str:
-    """``path`` safe for a terminal line: controls, bidi controls and undecodable
-    bytes (surrogate escapes) become backslash escapes, so a file name cannot forge
-    or reorder output."""
+    """``path`` made safe to print on one line, for humans.
+
+    Controls, bidi controls and undecodable bytes (surrogate escapes) become
+    backslash escapes, so a file name can neither forge nor reorder output lines.
+    """
     if path == "-":
         return STDIN_NAME
     return "".join(
