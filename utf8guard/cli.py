@@ -240,63 +240,73 @@ class _Place(NamedTuple):
     data: bytes  # the violation's bytes
 
 
+class _Mark(NamedTuple):
+    """What is known at one stream offset, to count lines onward from it."""
+
+    offset: int
+    lines: int  # newlines before offset
+    line_start: int  # offset just after the last newline before offset (or 0)
+
+
 class _Chunk(NamedTuple):
-    start: int  # stream offset of data[0]
+    mark: _Mark  # at data[0]
     data: bytes
-    lines_before: int  # newlines before start
-    line_start: int  # offset just after the last newline before start (or 0)
 
 
 class _Window:
     """The last chunks read from one input, and newline counts, to place violations.
 
     Holds the chunk being read and LOOKBACK_BYTES before it, so memory is bounded
-    by the chunk size, not the input size.
+    by the chunk size, not the input size. Violations come in stream order, so lines
+    are counted on from the previous one: a chunk is scanned once, however many
+    violations it holds.
     """
 
     def __init__(self) -> None:
         self._chunks: deque[_Chunk] = deque()
-        self._end = 0
-        self._lines = 0
-        self._line_start = 0
+        self._next = _Mark(0, 0, 0)  # at the end of what has been read
+        self._last = self._next  # at the last violation placed
 
     def track(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
         """Pass ``chunks`` through, remembering them as they go by."""
         for data in chunks:
-            start = self._end
-            self._chunks.append(_Chunk(start, data, self._lines, self._line_start))
-            self._end += len(data)
-            self._lines += data.count(b"\n")
+            start, lines, line_start = self._next
+            self._chunks.append(_Chunk(self._next, data))
             if (newline := data.rfind(b"\n")) >= 0:
-                self._line_start = start + newline + 1
-            while self._chunks[0].start + len(self._chunks[0].data) <= (
-                start - LOOKBACK_BYTES
-            ):
+                line_start = start + newline + 1
+            lines += data.count(b"\n")
+            self._next = _Mark(start + len(data), lines, line_start)
+            oldest = self._chunks[0]
+            while _end(oldest) <= start - LOOKBACK_BYTES:
                 self._chunks.popleft()
+                oldest = self._chunks[0]
             yield data
 
     def locate(self, violation: Violation) -> _Place:
         """Line, column and bytes of ``violation``, which must lie in the window."""
-        chunk = next(
-            (
-                c
-                for c in self._chunks
-                if c.start <= violation.start < c.start + len(c.data)
-            ),
-            None,
-        )
+        start, end = violation.start, violation.end
+        held = [c for c in self._chunks if c.mark.offset < end and start < _end(c)]
         data = b"".join(
-            c.data[max(violation.start - c.start, 0) : violation.end - c.start]
-            for c in self._chunks
-            if c.start < violation.end and violation.start < c.start + len(c.data)
+            c.data[max(start - c.mark.offset, 0) : end - c.mark.offset] for c in held
         )
-        if chunk is None or len(data) != violation.end - violation.start:
+        if not held or held[0].mark.offset > start or len(data) != end - start:
             raise RuntimeError(f"internal error: {violation} is outside the bytes held")
-        offset = violation.start - chunk.start
-        line = chunk.lines_before + chunk.data.count(b"\n", 0, offset) + 1
-        newline = chunk.data.rfind(b"\n", 0, offset)
-        line_start = chunk.start + newline + 1 if newline >= 0 else chunk.line_start
-        return _Place(line, violation.start - line_start + 1, data)
+        chunk = held[0]
+        last = self._last
+        if not chunk.mark.offset <= last.offset <= start:
+            last = chunk.mark
+        begin, stop = last.offset - chunk.mark.offset, start - chunk.mark.offset
+        lines = last.lines + chunk.data.count(b"\n", begin, stop)
+        newline = chunk.data.rfind(b"\n", begin, stop)
+        line_start = (
+            chunk.mark.offset + newline + 1 if newline >= 0 else last.line_start
+        )
+        self._last = _Mark(start, lines, line_start)
+        return _Place(lines + 1, start - line_start + 1, data)
+
+
+def _end(chunk: _Chunk) -> int:
+    return chunk.mark.offset + len(chunk.data)
 
 
 class _ReplacementCount:
