@@ -11,6 +11,7 @@ import sys
 import tracemalloc
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -430,6 +431,35 @@ def test_pipe_into_head_has_no_traceback(tmp_path: Path) -> None:
         err = proc.stderr.read()
     assert first == f"{path}:1:1: unexpected_continuation at byte 0 (80)\n".encode()
     assert (proc.returncode, err) == (2, b"")
+
+
+def test_without_all_reading_stops_at_the_first_violation(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    reads: list[int] = []
+    real_read = cli._read_chunks
+
+    def counting(stream: BinaryIO, progress: cli._Progress) -> Iterator[bytes]:
+        for data in real_read(stream, progress):
+            reads.append(len(data))
+            yield data
+
+    monkeypatch.setattr(cli, "_read_chunks", counting)
+    monkeypatch.setattr(cli, "READ_CHUNK_BYTES", 100)
+    path = write(tmp_path, b"x" * 150 + b"\xc0" + b"x" * 100_000)
+    assert run(capsys, "check", path)[0] == 1
+    assert reads == [100, 100]
+
+
+def _interrupt(*args: object, **kwargs: object) -> int:
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_is_one_line_and_exit_130(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "_check", _interrupt)
+    assert run(capsys, "check", "x") == (130, "", "utf8guard: interrupted\n")
 
 
 def _late(chunks: Iterable[bytes], policy: Policy = STRICT) -> Iterator[Violation]:

@@ -10,7 +10,7 @@ a tree, ``git ls-files -z | xargs -0 utf8guard check``).
 
 Exit status: 0 every file valid (``check``) or nothing to repair (``repair``); 1 some
 violation found (``check``) or repaired (``repair``); 2 bad usage or an I/O error,
-which wins over 1 (``check`` still checks the other files).
+which wins over 1 (``check`` still checks the other files); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ __all__ = ["main"]
 EXIT_OK: Final = 0
 EXIT_FOUND: Final = 1
 EXIT_ERROR: Final = 2
+#: 128 + SIGINT, as shells report a process ended by Ctrl-C.
+EXIT_INTERRUPTED: Final = 130
 #: Read size: large enough that per-chunk overhead vanishes, small enough to not
 #: matter in memory.
 READ_CHUNK_BYTES: Final = 1 << 18
@@ -84,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_ERROR
+    except KeyboardInterrupt:  # Ctrl-C on a large input: a line, not a traceback
+        _error("interrupted")
+        return EXIT_INTERRUPTED
 
 
 class _Parser(argparse.ArgumentParser):
