@@ -19,18 +19,15 @@ import utf8guard
 from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, Kind, Policy, Violation, cli
 from utf8guard import reference as ref
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(
-    os.environ.get("UTF8GUARD_CORPUS", ROOT / "../shared/corpus/UTF-8-test.txt")
-)
 Run = tuple[int, str, str]
 
 
 @pytest.fixture
-def corpus() -> bytes:
-    if not CORPUS.is_file():
-        pytest.skip(f"Kuhn's UTF-8-test.txt not found at {CORPUS} (UTF8GUARD_CORPUS)")
-    return CORPUS.read_bytes()
+def corpus(tmp_path: Path, kuhn_corpus: bytes) -> Path:
+    """A copy of Kuhn's stress test (the conftest fixture finds it or skips)."""
+    path = tmp_path / "UTF-8-test.txt"
+    path.write_bytes(kuhn_corpus)
+    return path
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> Run:
@@ -145,36 +142,38 @@ def test_without_all_only_the_first_violation_of_each_file(
 
 
 def test_kuhn_corpus_all_violations_match_the_one_shot_api(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: bytes
+    capsys: pytest.CaptureFixture[str], corpus: Path, kuhn_corpus: bytes
 ) -> None:
-    status, out, err = run(capsys, "check", "--json", "--all", CORPUS)
+    status, out, err = run(capsys, "check", "--json", "--all", corpus)
     assert (status, err) == (1, "")
-    found = check_records(out, corpus, str(CORPUS))
-    assert found == list(utf8guard.iter_violations(corpus))
-    assert found == list(ref.iter_violations(corpus))
+    found = check_records(out, kuhn_corpus, str(corpus))
+    assert found == list(utf8guard.iter_violations(kuhn_corpus))
+    assert found == list(ref.iter_violations(kuhn_corpus))
 
 
 def test_kuhn_corpus_first_violation_is_the_lone_f8(
-    capsys: pytest.CaptureFixture[str], corpus: bytes
+    capsys: pytest.CaptureFixture[str], corpus: Path
 ) -> None:
     # Corpus README: the first error is at byte 4461, the lone 0xF8 of line 2.1.5.
-    status, out, _ = run(capsys, "check", CORPUS)
-    assert (status, out) == (1, f"{CORPUS}:75:38: out_of_range at byte 4461 (F8)\n")
+    status, out, _ = run(capsys, "check", corpus)
+    assert (status, out) == (1, f"{corpus}:75:38: out_of_range at byte 4461 (F8)\n")
 
 
 @pytest.mark.parametrize(("chunk", "lookback"), [(1, 3), (5, 8), (4096, 64)])
 def test_tiny_chunks_give_the_same_lines_and_columns(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
-    corpus: bytes,
+    corpus: Path,
+    kuhn_corpus: bytes,
     chunk: int,
     lookback: int,
 ) -> None:
     monkeypatch.setattr(cli, "READ_CHUNK_BYTES", chunk)
     monkeypatch.setattr(cli, "LOOKBACK_BYTES", lookback)
-    status, out, _ = run(capsys, "check", "--json", "--all", CORPUS)
+    status, out, _ = run(capsys, "check", "--json", "--all", corpus)
     assert status == 1
-    assert check_records(out, corpus, str(CORPUS)) == list(ref.iter_violations(corpus))
+    found = check_records(out, kuhn_corpus, str(corpus))
+    assert found == list(ref.iter_violations(kuhn_corpus))
 
 
 def test_stdin_is_read_as_binary(
