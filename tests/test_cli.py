@@ -43,9 +43,9 @@ def write(tmp_path: Path, data: bytes, name: str = "in.txt") -> Path:
 
 
 def place(data: bytes, start: int) -> tuple[int, int]:
-    """Line and byte column of ``start``, computed from the whole input at once."""
-    line_start = data.rfind(b"\n", 0, start) + 1
-    return data.count(b"\n", 0, start) + 1, start - line_start + 1
+    """Line and byte column of ``start``, from the whole input split into lines."""
+    lines_before = data[:start].split(b"\n")
+    return len(lines_before), len(lines_before[-1]) + 1
 
 
 def check_records(out: str, data: bytes, path: str) -> list[Violation]:
