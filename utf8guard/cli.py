@@ -104,7 +104,9 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 valid or nothing to repair, 1 violations found or "
         "repaired, 2 usage or I/O error",
     )
-    parser.add_argument("--version", action="version", version=__version__)
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser("check", help="report violations, exit 1 if any")
     check.add_argument("paths", nargs="+", metavar="PATH", help="file, or - for stdin")
