@@ -91,11 +91,9 @@ def classify(buf: BytesLike, start: int, end: int, limit: int) -> Kind:
     if lead.alone is not None:
         return lead.alone
     if end - start == 1 and start + 1 < limit and is_continuation(buf[start + 1]):
+        # A lone lead before a continuation byte: that byte is outside [lo, hi].
         second = buf[start + 1]
-        if second < lead.lo:
-            return lead.below
-        if second > lead.hi:
-            return lead.above
+        return lead.below if second < lead.lo else lead.above
     return Kind.TRUNCATED
 
 
