@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import errno
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from utf8guard import _tree
-from utf8guard._tree import add_scan_parser, display
+from utf8guard import _tree, cli
+from utf8guard._tree import display
 from utf8guard.paths import PathKind, UnsafePathError
 
 Scan = Callable[..., int]
@@ -21,14 +21,10 @@ Scan = Callable[..., int]
 
 @pytest.fixture
 def scan() -> Scan:
-    """Run ``scan`` through a parser built the way the CLI builds it."""
-    parser = argparse.ArgumentParser(prog="utf8guard")
-    add_scan_parser(parser.add_subparsers(dest="command", required=True))
+    """Run ``utf8guard scan ...`` end to end through the CLI's ``main``."""
 
     def run(*argv: str | Path) -> int:
-        args = parser.parse_args(["scan", *map(str, argv)])
-        status: int = args.handler(args)
-        return status
+        return cli.main(["scan", *map(str, argv)])
 
     return run
 
@@ -210,7 +206,7 @@ def test_rename_failure_is_an_error(
     assert scan(tmp_path, "--fix", "--apply") == 2
     out, err = capsys.readouterr()
     assert "  cannot rename: Permission denied" in lines(out)
-    assert err == f"utf8guard scan: error: Permission denied: {tmp_path}/a\\u0001\n"
+    assert err == f"utf8guard: {tmp_path}/a\\u0001: Permission denied\n"
 
 
 def test_apply_needs_fix(
@@ -218,7 +214,7 @@ def test_apply_needs_fix(
 ) -> None:
     make(tmp_path, b"a\x01")
     assert scan(tmp_path, "--apply") == 2
-    assert capsys.readouterr() == ("", "utf8guard scan: error: --apply needs --fix\n")
+    assert capsys.readouterr() == ("", "utf8guard: scan: --apply needs --fix\n")
     assert os.listdir(tmp_path) == ["a\x01"]
 
 
@@ -227,7 +223,7 @@ def test_not_a_directory(
 ) -> None:
     assert scan(tmp_path / "missing\x1b[2J") == 2
     assert capsys.readouterr().err == (
-        f"utf8guard scan: error: not a directory: {tmp_path}/missing\\u001b[2J\n"
+        f"utf8guard: scan: not a directory: {tmp_path}/missing\\u001b[2J\n"
     )
 
 
@@ -250,7 +246,7 @@ def test_unreadable_directory_is_an_error_and_scan_goes_on(
     assert scan(tmp_path) == 2
     out, err = capsys.readouterr()
     assert out == f"{tmp_path}/bad\\u0001: control at bytes [3, 4)\n"
-    assert err == f"utf8guard scan: error: Permission denied: {tmp_path}/locked\n"
+    assert err == f"utf8guard: {tmp_path}/locked: Permission denied\n"
 
 
 def test_progress_on_a_terminal(
@@ -297,3 +293,22 @@ def test_no_progress_for_a_small_tree_on_a_terminal(
 )
 def test_display_escapes_what_could_rewrite_output(raw: bytes, shown: str) -> None:
     assert display(raw) == shown
+
+
+def test_scan_usage_error(scan: Scan, capsys: pytest.CaptureFixture[str]) -> None:
+    assert scan() == 2
+    assert "utf8guard scan: error: the following arguments are required: DIR" in (
+        capsys.readouterr().err
+    )
+
+
+def test_python_m_utf8guard_scan(tree: Path) -> None:
+    done = subprocess.run(  # noqa: S603 (fixed argv, no shell)
+        [sys.executable, "-m", "utf8guard", "scan", "--json", os.fspath(tree)],
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr == b""
+    assert len(done.stdout.splitlines()) == 7

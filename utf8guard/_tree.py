@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from typing import Final
+from typing import Final, TypeVar
 
 from ._pathrules import DEFAULT_IGNORABLES, PLATFORMS
 from .paths import PathViolation, UnsafePathError, check_path, safe_filename
@@ -29,9 +29,10 @@ PROGRESS_EVERY_NAMES: Final = 10_000
 FIX_REPLACEMENT: Final = "_"
 
 
-def add_scan_parser(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> None:
+Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
+
+
+def add_scan_parser(subparsers: argparse._SubParsersAction[Parser]) -> None:
     """Add the ``scan`` command; its ``handler`` default is :func:`run_scan`."""
     scan = subparsers.add_parser(
         "scan",
@@ -146,13 +147,11 @@ def run_scan(args: argparse.Namespace) -> int:
     one line each; the scan goes on and the status is 2.
     """
     if args.apply and not args.fix:
-        print("utf8guard scan: error: --apply needs --fix", file=sys.stderr)
+        print("utf8guard: scan: --apply needs --fix", file=sys.stderr)
         return EXIT_ERROR
     root = os.fsencode(args.directory)
     if not os.path.isdir(root):
-        print(
-            f"utf8guard scan: error: not a directory: {display(root)}", file=sys.stderr
-        )
+        print(f"utf8guard: scan: not a directory: {display(root)}", file=sys.stderr)
         return EXIT_ERROR
     errors: list[OSError] = []
     status, count = EXIT_OK, 0
@@ -171,5 +170,5 @@ def run_scan(args: argparse.Namespace) -> int:
         print(f"\rscanned {count} names", file=sys.stderr)
     for error in errors:
         where = display(os.fsencode(error.filename))
-        print(f"utf8guard scan: error: {error.strerror}: {where}", file=sys.stderr)
+        print(f"utf8guard: {where}: {error.strerror}", file=sys.stderr)
     return EXIT_ERROR if errors else status
