@@ -102,8 +102,8 @@ NFKC_TARGETS: Final = "/\\."
 VISUAL_SEPARATORS: Final = frozenset(
     "\u2044\u2215\u2216\u2571\u2572\u27cb\u27cd\u29f5\u29f8\u29f9"
 )
-# Unicode 15.1 DerivedCoreProperties.txt, Default_Ignorable_Code_Point (4174 code
-# points; unchanged since 9.0 apart from U+180F in 14.0).
+# DerivedCoreProperties.txt, Default_Ignorable_Code_Point: 4174 code points, checked
+# against the regex module's \p{Default_Ignorable_Code_Point} (unicodedata lacks it).
 DEFAULT_IGNORABLES: Final[Ranges] = (
     (0x00AD, 0x00AD),
     (0x034F, 0x034F),
