@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from utf8guard import Policy
+from utf8guard import Policy, _pathrules
 from utf8guard import paths as paths_module
 from utf8guard.paths import (
     PathKind,
@@ -170,6 +170,11 @@ def test_every_nfkc_separator_or_dot_is_refused() -> None:
     assert set(NAMED_LOOKALIKES) - {"\u2215", "\u2044", "\u29f8"} <= set(computed)
     for ch in computed:
         assert [v.kind for v in check_path(f"a{ch}b")] == [PathKind.LOOKALIKE]
+
+
+def test_default_ignorable_table_size() -> None:
+    # DerivedCoreProperties.txt: Default_Ignorable_Code_Point has 4174 code points.
+    assert sum(hi - lo + 1 for lo, hi in _pathrules.DEFAULT_IGNORABLES) == 4174
 
 
 def test_error_messages_name_kind_and_offsets_only() -> None:
