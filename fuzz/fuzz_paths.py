@@ -17,6 +17,7 @@ rest is the name or path under test.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import unicodedata
 from pathlib import PurePosixPath
@@ -67,12 +68,19 @@ def _check_filename(
 
 def _check_join(data: bytes, parts: list[str], platform: str) -> None:
     try:
-        joined = safe_join(BASE, *parts, platform=platform)
+        joined = PurePosixPath(safe_join(BASE, *parts, platform=platform))
     except UnsafePathError:
         return
-    relative = PurePosixPath(joined).relative_to(BASE)  # ValueError if outside
-    for part in relative.parts:
-        if safe_filename(part, platform=platform) != part:
+    if PurePosixPath(os.path.normpath(joined)) != joined or not joined.is_relative_to(
+        BASE
+    ):
+        _fail("joined path leaves the base", data, path=joined)
+    for part in joined.relative_to(BASE).parts:
+        try:
+            safe = safe_filename(part, platform=platform) == part
+        except UnsafePathError:
+            safe = False
+        if not safe:
             _fail("joined component is not safe", data, path=joined, part=part)
 
 
