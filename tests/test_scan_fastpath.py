@@ -76,11 +76,23 @@ def test_large_input_matches_reference(case: str, data: bytes, policy: Policy) -
 def test_gates_strict() -> None:
     gates = scan._gates(STRICT)
     assert gates is not None
-    assert [lead for lead, _, _ in gates] == [0xEF, 0xF0, 0xF1, 0xF2, 0xF3, 0xF4]
-    _, chars, patterns = gates[0]
+    assert [lead for lead, _, _ in gates] == [0xF4, 0xF3, 0xF2, 0xF1, 0xF0, 0xEF]
+    _, chars, patterns = gates[-1]
     assert chars == ("\ufffe", "\uffff")
     assert [second for second, _ in patterns] == [0xB7]
     assert sum(len(chars) for _, chars, _ in gates) == 66 - 32
+    tails = scan._tails(gates)
+    assert tails is not None
+    assert tails.pattern == b"\xbf\xbe|\xbf\xbf"
+
+
+@pytest.mark.parametrize(
+    "policy", [IDENTIFIER, Policy(allow_bom=False)], ids=["short", "mixed-tails"]
+)
+def test_no_tails_regex(policy: Policy) -> None:
+    gates = scan._gates(policy)
+    assert gates
+    assert scan._tails(gates) is None
 
 
 def test_gates_give_up_on_large_sets() -> None:
