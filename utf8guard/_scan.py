@@ -2,9 +2,10 @@
 
 Fast path: CPython's own C machinery does the byte work. ``bytes.isascii`` settles pure
 ASCII, the strict UTF-8 codec checks well-formedness in bounded chunks (so memory stays
-O(chunk)), and refused code points are found with ``bytes.find`` needles and a compiled
-bytes regex over the well-formed region only. Python-level classification runs only
-where something is wrong.
+O(chunk)), and gates rule out refused code points in each decoded chunk: memchr for
+their lead bytes, then lookups in the decoded text or literal-prefix regexes. Only where
+a gate finds one does the policy's full regex run, and Python-level classification
+runs only where something is wrong. ``bench/README.md`` has the measurements.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ def _tails(gates: tuple[_Gate, ...]) -> re.Pattern[bytes] | None:
 #: A policy's plan; its gates (None: no screen); a translate() table mapping each
 #: gate's lead byte to 1 and every other byte to 0; and the gates' tails regex.
 _Screen = tuple[Plan, tuple[_Gate, ...] | None, bytes, re.Pattern[bytes] | None]
-_SCREENS_BY_VALUE: dict[Policy, tuple[_Gate, ...] | None] = {}
+_GATES_BY_POLICY: dict[Policy, tuple[_Gate, ...] | None] = {}
 #: ``id(policy) -> (policy, screen)``: hashing a Policy costs more than checking a
 #: small input. Holding the policy keeps its id from being reused; the size is capped.
 _SCREENS_BY_ID: dict[int, tuple[Policy, _Screen]] = {}
@@ -177,9 +178,9 @@ def _screen_for(policy: Policy) -> _Screen:
     entry = _SCREENS_BY_ID.get(id(policy))
     if entry is not None:
         return entry[1]
-    if policy not in _SCREENS_BY_VALUE:
-        _SCREENS_BY_VALUE[policy] = _gates(policy)
-    gates = _SCREENS_BY_VALUE[policy]
+    if policy not in _GATES_BY_POLICY:
+        _GATES_BY_POLICY[policy] = _gates(policy)
+    gates = _GATES_BY_POLICY[policy]
     leads = {lead for lead, _, _ in gates or ()}
     table = bytes(b in leads for b in range(256))
     screen = (plan_for(policy), gates, table, _tails(gates) if gates else None)
