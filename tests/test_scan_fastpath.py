@@ -6,7 +6,9 @@ at the end covers their combinations on near-valid input.
 
 from __future__ import annotations
 
+import itertools
 import random
+from dataclasses import fields
 
 import pytest
 
@@ -22,10 +24,12 @@ from utf8guard import (
     reference,
 )
 from utf8guard import _scan as scan
+from utf8guard._policy import refused_ranges
 
 NO_PRIVATE_USE = Policy(allow_private_use=False)  # too many code points for gates
 POLICIES = [STRICT, WELL_FORMED, IDENTIFIER, NO_PRIVATE_USE, Policy(allow_bom=False)]
 CHUNK = scan.CHUNK_BYTES
+FLAGS = [f.name for f in fields(Policy) if f.init]
 
 # (id, data): each row reaches one branch of the gates or of is_valid's small path.
 CASES = [
@@ -135,3 +139,42 @@ def test_differential_near_valid() -> None:
         window = rng.choice((1, 2, 5))
         found = scan.first_violation(data, 0, len(data), policy, window)
         assert found == expected, (data, policy, window)
+
+
+def _edges(policy: Policy) -> set[int]:
+    """Each refused range's ends and their neighbours (surrogates excluded)."""
+    points = {
+        cp
+        for _, ranges in refused_ranges(policy)
+        for lo, hi in ranges
+        for cp in (lo - 1, lo, (lo + hi) // 2, hi, hi + 1)
+    }
+    return {cp for cp in points if 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF}
+
+
+ALL_POLICIES = [
+    Policy(**dict(zip(FLAGS, values, strict=True)))
+    for values in itertools.product((False, True), repeat=len(FLAGS))
+]
+
+
+def _allowed(policy: Policy) -> str:
+    """A readable test id: the kinds the policy allows, e.g. ``allow:nul,bom``."""
+    return "allow:" + ",".join(f for f in FLAGS if getattr(policy, f)).replace(
+        "allow_", ""
+    )
+
+
+@pytest.mark.parametrize("policy", ALL_POLICIES, ids=_allowed)
+def test_gates_cover_every_policy(policy: Policy) -> None:
+    # In narrow (ASCII, UCS2) and wide (emoji) text, below and above
+    # TRANSLATE_MAX_BYTES, as bytes and as memoryview.
+    for cp in sorted(_edges(policy)):
+        for context in ("a", "\u4f60", "\U0001f600"):
+            small = (context + chr(cp)).encode()
+            expected = reference.is_valid(small, policy)
+            large = "\u00e9".encode() * (scan.TRANSLATE_MAX_BYTES // 2) + small
+            for data in (small, large):
+                assert is_valid(data, policy) == expected, (cp, context, policy)
+            view = memoryview(small)
+            assert (find_violation(view, policy) is None) == expected, (cp, policy)
