@@ -7,9 +7,7 @@ the edges of every refused range under all 64 policies.
 
 from __future__ import annotations
 
-import itertools
 import random
-from dataclasses import fields
 
 import pytest
 
@@ -25,12 +23,14 @@ from utf8guard import (
     reference,
 )
 from utf8guard import _scan as scan
+from utf8guard._plan import plan_for
 from utf8guard._policy import refused_ranges
+
+from .conftest import ALL_POLICIES, FLAGS
 
 NO_PRIVATE_USE = Policy(allow_private_use=False)  # too many code points for gates
 POLICIES = [STRICT, WELL_FORMED, IDENTIFIER, NO_PRIVATE_USE, Policy(allow_bom=False)]
 CHUNK = scan.CHUNK_BYTES
-FLAGS = [f.name for f in fields(Policy) if f.init]
 
 # (id, data): each row reaches one branch of the gates or of is_valid's small path.
 CASES = [
@@ -79,14 +79,14 @@ def test_large_input_matches_reference(case: str, data: bytes, policy: Policy) -
 
 
 def test_gates_strict() -> None:
-    gates = scan._gates(STRICT)
+    gates = plan_for(STRICT).gates
     assert gates is not None
     assert [lead for lead, _, _ in gates] == [0xF4, 0xF3, 0xF2, 0xF1, 0xF0, 0xEF]
     _, chars, patterns = gates[-1]
     assert chars == ("\ufffe", "\uffff")
     assert [second for second, _ in patterns] == [0xB7]
     assert sum(len(chars) for _, chars, _ in gates) == 66 - 32
-    tails = scan._tails(gates)
+    tails = plan_for(STRICT).tails
     assert tails is not None
     assert tails.pattern == b"\xbf\xbe|\xbf\xbf"
 
@@ -95,23 +95,13 @@ def test_gates_strict() -> None:
     "policy", [IDENTIFIER, Policy(allow_bom=False)], ids=["short", "mixed-tails"]
 )
 def test_no_tails_regex(policy: Policy) -> None:
-    gates = scan._gates(policy)
-    assert gates
-    assert scan._tails(gates) is None
+    assert plan_for(policy).gates
+    assert plan_for(policy).tails is None
 
 
 def test_gates_give_up_on_large_sets() -> None:
-    assert scan._gates(NO_PRIVATE_USE) is None
-    assert scan._gates(WELL_FORMED) == ()
-
-
-def test_screen_cache_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scan, "_SCREENS_BY_ID", {})
-    policies = [Policy() for _ in range(scan.MAX_CACHED_POLICIES + 2)]
-    for policy in policies:
-        assert not is_valid("\ufdd0".encode(), policy)
-    assert len(scan._SCREENS_BY_ID) == scan.MAX_CACHED_POLICIES
-    assert not is_valid("\ufdd0".encode(), policies[-1])  # uncached: still right
+    assert plan_for(NO_PRIVATE_USE).gates is None
+    assert plan_for(WELL_FORMED).gates == ()
 
 
 def test_stream_of_ascii_chunks_skips_decoding() -> None:
@@ -151,12 +141,6 @@ def _edges(policy: Policy) -> set[int]:
         for cp in (lo - 1, lo, (lo + hi) // 2, hi, hi + 1)
     }
     return {cp for cp in points if 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF}
-
-
-ALL_POLICIES = [
-    Policy(**dict(zip(FLAGS, values, strict=True)))
-    for values in itertools.product((False, True), repeat=len(FLAGS))
-]
 
 
 def _allowed(policy: Policy) -> str:

@@ -10,12 +10,11 @@ runs only where something is wrong. ``bench/README.md`` has the measurements.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Final
 
 from ._plan import Plan, plan_for
-from ._policy import STRICT, Policy, refused_ranges
+from ._policy import STRICT, Policy
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS
 from ._violation import Kind, Utf8Error, Violation
 
@@ -42,11 +41,6 @@ CHUNK_BYTES: Final = 1 << 16
 RESUME_BYTES: Final = 256
 #: Longest UTF-8 sequence (RFC 3629 §3).
 MAX_SEQUENCE_BYTES: Final = 4
-#: A policy refusing more code points than this gets no screen (private use has 137k).
-MAX_SCREEN_CODE_POINTS: Final = 256
-#: Refused code points sharing a 2-byte encoding prefix: up to this many are looked up
-#: one by one in the decoded text, more by one bytes regex with that literal prefix.
-MAX_SCREEN_CHARS: Final = 4
 #: Up to this size one bytes.translate() finds all gate lead bytes faster than one
 #: memchr per gate (measured: 55 ns against 245 ns at 64 bytes, even at 512).
 TRANSLATE_MAX_BYTES: Final = 512
@@ -107,94 +101,12 @@ def classify(buf: BytesLike, start: int, end: int, limit: int) -> Kind:
     return Kind.TRUNCATED
 
 
-#: A lead byte; the refused characters with that lead, looked up in the decoded text
-#: (``str.__contains__`` runs at memchr speed); and bytes regexes for larger groups,
-#: each with the second byte of its literal 2-byte prefix, a cheaper gate of its own.
-_Gate = tuple[int, tuple[str, ...], tuple[tuple[int, re.Pattern[bytes]], ...]]
-
-
-def _gates(policy: Policy) -> tuple[_Gate, ...] | None:
-    """Gates covering every code point ``policy`` refuses, or None if there are many.
-
-    STRICT gets six: EF (U+FDD0..U+FDEF by the regex ``EF B7 [90-AF]``, U+FFFE and
-    U+FFFF by lookup) and F0..F4 (the 64 noncharacters above U+FFFF, by lookup).
-    """
-    refused = [
-        chr(cp)
-        for _, ranges in refused_ranges(policy)
-        for lo, hi in ranges
-        for cp in range(lo, min(hi, lo + MAX_SCREEN_CODE_POINTS) + 1)
-    ]
-    if len(refused) > MAX_SCREEN_CODE_POINTS:
-        return None
-    by_prefix: dict[bytes, list[str]] = {}
-    for char in refused:
-        by_prefix.setdefault(char.encode()[:2], []).append(char)
-    gates: dict[int, tuple[list[str], list[tuple[int, re.Pattern[bytes]]]]] = {}
-    for prefix, chars in by_prefix.items():
-        lookups, patterns = gates.setdefault(prefix[0], ([], []))
-        if len(chars) <= MAX_SCREEN_CHARS:
-            lookups += chars
-        else:
-            tails = b"|".join(re.escape(c.encode()[2:]) for c in chars)
-            pattern = re.compile(re.escape(prefix) + b"(?:" + tails + b")")
-            patterns.append((prefix[1], pattern))
-    # 4-byte leads first: a chunk holding one decodes to a 4-byte-per-character str.
-    return tuple(
-        (lead, tuple(chars), tuple(patterns))
-        for lead, (chars, patterns) in sorted(gates.items(), reverse=True)
-    )
-
-
-def _tails(gates: tuple[_Gate, ...]) -> re.Pattern[bytes] | None:
-    """One regex for the last two bytes of every looked-up character, or None.
-
-    Only when all are encoded in 3 or 4 bytes and their tails share a first byte, so
-    ``re`` scans for one literal byte. In a 4-byte-per-character str each lookup costs
-    about 4 us per 64 KiB; this regex replaces them all for about 16 us. STRICT:
-    ``BF [BE BF]``, the end of every U+nFFFE and U+nFFFF.
-    """
-    encodings = {char.encode() for _, chars, _ in gates for char in chars}
-    if min(map(len, encodings), default=0) < 3:
-        return None
-    tails = sorted({encoding[-2:] for encoding in encodings})
-    if len({tail[0] for tail in tails}) != 1:
-        return None
-    return re.compile(b"|".join(map(re.escape, tails)))
-
-
-#: A policy's plan; its gates (None: no screen); a translate() table mapping each
-#: gate's lead byte to 1 and every other byte to 0; and the gates' tails regex.
-_Screen = tuple[Plan, tuple[_Gate, ...] | None, bytes, re.Pattern[bytes] | None]
-_GATES_BY_POLICY: dict[Policy, tuple[_Gate, ...] | None] = {}
-#: ``id(policy) -> (policy, screen)``: hashing a Policy costs more than checking a
-#: small input. Holding the policy keeps its id from being reused; the size is capped.
-_SCREENS_BY_ID: dict[int, tuple[Policy, _Screen]] = {}
-MAX_CACHED_POLICIES: Final = 64
-
-
-def _screen_for(policy: Policy) -> _Screen:
-    entry = _SCREENS_BY_ID.get(id(policy))
-    if entry is not None:
-        return entry[1]
-    if policy not in _GATES_BY_POLICY:
-        _GATES_BY_POLICY[policy] = _gates(policy)
-    gates = _GATES_BY_POLICY[policy]
-    leads = {lead for lead, _, _ in gates or ()}
-    table = bytes(b in leads for b in range(256))
-    screen = (plan_for(policy), gates, table, _tails(gates) if gates else None)
-    if len(_SCREENS_BY_ID) < MAX_CACHED_POLICIES:
-        _SCREENS_BY_ID[id(policy)] = (policy, screen)
-    return screen
-
-
 def _may_refuse(
     buf: BytesLike,
     start: int,
     end: int,
     text: str,
-    gates: tuple[_Gate, ...],
-    tails: re.Pattern[bytes] | None,
+    plan: Plan,
 ) -> bool:
     """False only if the well-formed ``buf[start:end]``, decoded as ``text``, holds
     no code point the gates cover; cheap when their lead bytes are absent (memchr).
@@ -204,14 +116,14 @@ def _may_refuse(
     haystack = buf if isinstance(buf, bytes | bytearray) else None
     wide = False  # seen a 4-byte lead: text has 4 bytes per character
     tails_found: bool | None = None
-    for lead, chars, patterns in gates:
+    for lead, chars, patterns in plan.gates or ():
         if haystack is not None:
             if lead not in haystack if whole else haystack.find(lead, start, end) < 0:
                 continue
             wide = wide or LEADS[lead].length == MAX_SEQUENCE_BYTES
-        if chars and wide and tails is not None:
+        if chars and wide and plan.tails is not None:
             if tails_found is None:
-                tails_found = tails.search(buf, start, end) is not None
+                tails_found = plan.tails.search(buf, start, end) is not None
             chars = chars if tails_found else ()
         for char in chars:
             if char in text:
@@ -232,9 +144,6 @@ def _refused(buf: BytesLike, start: int, end: int, plan: Plan) -> Violation | No
     """The first refused code point in the well-formed region ``buf[start:end]``."""
     if plan.pattern is None or start >= end:
         return None
-    if plan.needles is not None and isinstance(buf, bytes | bytearray):
-        if all(buf.find(needle, start, end) < 0 for needle in plan.needles):
-            return None
     match = plan.pattern.search(buf, start, end)
     if match is None:
         return None
@@ -249,7 +158,9 @@ def first_violation(
     This is the seam a compiled accelerator replaces. ``end`` must not cut a sequence
     short unless the input really ends there (callers cut with :func:`safe_cut`).
     """
-    plan, gates, _, tails = _screen_for(policy)
+    plan = plan_for(policy)
+    # Below 4 bytes, safe_cut could step back to or before ``pos``.
+    window = max(window, MAX_SEQUENCE_BYTES)
     # The hot loop: one decode per chunk proves it well-formed, the gates then rule out
     # refused code points, mostly at memchr speed; the regex runs only where they fail.
     view: memoryview | None = None
@@ -271,7 +182,7 @@ def first_violation(
                 classify(buf, bad_start, bad_end, stop), bad_start, bad_end
             )
         if plan.pattern is not None and not (plan.ascii_clean and text.isascii()):
-            if gates is None or _may_refuse(buf, pos, stop, text, gates, tails):
+            if plan.gates is None or _may_refuse(buf, pos, stop, text, plan):
                 found = _refused(buf, pos, stop, plan)
                 if found is not None:
                     return found
@@ -331,8 +242,9 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
         return find_violation(data, policy) is None
     # Small bytes, the common case: first_violation's checks on one chunk, inlined,
     # since each layer between costs about as much as decoding 64 bytes.
-    entry = _SCREENS_BY_ID.get(id(policy))
-    plan, gates, leads, tails = _screen_for(policy) if entry is None else entry[1]
+    plan = policy._plan
+    if not isinstance(plan, Plan):
+        plan = plan_for(policy)
     if plan.ascii_clean and data.isascii():
         return True
     try:
@@ -341,12 +253,12 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
         return False  # ill-formed: refused under every policy
     if plan.pattern is None:
         return True
-    if gates is None:
+    if plan.gates is None:
         return _refused(data, 0, len(data), plan) is None
-    if len(data) <= TRANSLATE_MAX_BYTES and 1 not in data.translate(leads):
+    if len(data) <= TRANSLATE_MAX_BYTES and 1 not in data.translate(plan.leads):
         return True  # no gate's lead byte: nothing refused
     return (
-        not _may_refuse(data, 0, len(data), text, gates, tails)
+        not _may_refuse(data, 0, len(data), text, plan)
         or _refused(data, 0, len(data), plan) is None
     )
 
