@@ -21,13 +21,7 @@ from utf8guard import (
     repair,
 )
 
-OVL, SUR, OOR = Kind.OVERLONG, Kind.SURROGATE, Kind.OUT_OF_RANGE
-INV, CONT, TRUNC, NONC = (
-    Kind.INVALID_BYTE,
-    Kind.UNEXPECTED_CONTINUATION,
-    Kind.TRUNCATED,
-    Kind.NONCHARACTER,
-)
+from .vectors import CONT, INV, NONC, OOR, OVL, SUR, TRUNC
 
 EXPECTED: dict[str, set[Kind]] = {
     "2.1.1": set(),  # CONT+0000 is well-formed; STRICT allows NUL

@@ -11,11 +11,9 @@ from hypothesis import strategies as st
 
 from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, Kind, Policy, reference
 from utf8guard._plan import (
-    MAX_NEEDLES,
     Plan,
     _alternation,
     _byte_classes,
-    _prefilter,
     plan_for,
 )
 from utf8guard._policy import BIDI_CONTROLS, PRIVATE_USE, refused_ranges
@@ -86,8 +84,6 @@ def _agrees(plan: Plan, policy: Policy, cp: int) -> None:
     match = plan.pattern.fullmatch(data)
     found = reference.find_violation(data, policy)
     assert (match and Kind(match.lastgroup)) == (found and found.kind), hex(cp)
-    if found and plan.needles is not None:
-        assert any(needle in data for needle in plan.needles), hex(cp)
     if plan.ascii_clean and cp < 0x80:
         assert found is None
 
@@ -131,10 +127,12 @@ def test_compiled_pattern_over_all_scalars(policy: Policy) -> None:
         _agrees(plan, policy, cp)
 
 
-def test_strict_prefilter_is_three_needles() -> None:
-    assert plan_for(STRICT).needles == (b"\xbf\xbe", b"\xbf\xbf", b"\xef\xb7")
-    assert plan_for(IDENTIFIER).needles is None
-    assert plan_for(WELL_FORMED) == Plan(None, None, ascii_clean=True)
+def test_plans() -> None:
+    assert plan_for(WELL_FORMED) == Plan(
+        None, ascii_clean=True, gates=(), leads=bytes(256), tails=None
+    )
+    assert plan_for(IDENTIFIER).ascii_clean is False
+    assert plan_for(STRICT).ascii_clean is True
 
 
 @given(
@@ -152,10 +150,3 @@ def test_byte_classes_match_exactly_the_range(bounds: list[int]) -> None:
     for cp in (lo - 1, hi + 1):
         if 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
             assert not pattern.fullmatch(chr(cp).encode()), hex(cp)
-
-
-def test_prefilter_gives_up_beyond_max_needles() -> None:
-    # Nine one-byte sequences, each its own needle: more than MAX_NEEDLES.
-    assert MAX_NEEDLES == 8
-    assert _prefilter([((b, b),) for b in range(0x41, 0x4A)]) is None
-    assert _prefilter([((b, b),) for b in range(0x41, 0x49)]) is not None

@@ -126,3 +126,11 @@ def test_large_stream_in_small_chunks() -> None:
     expected = Violation(Kind.SURROGATE, len(text), len(text) + 1)
     assert _first_from_stream(chunks) == expected
     assert next(iter_stream_violations(chunks)) == expected
+
+
+def test_ascii_chunks_under_a_policy_refusing_ascii() -> None:
+    validator = IncrementalValidator(Policy(allow_nul=False))
+    validator.feed(b"plain")
+    with pytest.raises(Utf8Error) as info:
+        validator.feed(b"ab\x00")
+    assert info.value.violation == Violation(Kind.NUL, 7, 8)
