@@ -8,14 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from ._body import BodyInspector, body_inspector
 from ._config import GuardConfig
 from ._finding import Finding
 from ._problem import Problem, invalid_request, too_large
-from ._request import MAX_FINDINGS, RequestHead, inspect_head, normalize_head
+from ._request import RequestHead, inspect_head, normalize_head
 
-__all__ = ["BodyCheck", "HeadVerdict", "check_head"]
+__all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
+
+#: Findings reported per request: enough to explain a refusal, bounded for logs. The
+#: decision always weighs them all.
+MAX_FINDINGS: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,17 +36,28 @@ class HeadVerdict:
 
 
 def _act(
-    findings: Sequence[Finding], config: GuardConfig, scope_type: str
+    findings: Sequence[Finding],
+    config: GuardConfig,
+    scope_type: str,
+    *,
+    can_fix: bool = True,
+    shown: int = MAX_FINDINGS,
 ) -> tuple[str, Problem | None]:
-    """Report ``findings``; return the action and, when blocking, the 400 problem."""
+    """Decide on ``findings`` and report the first ``shown`` of them.
+
+    Returns the action and, when blocking, the 400 problem.
+    """
+    fixable = can_fix and all(finding.fixable for finding in findings)
     if config.mode == "report":
         action = "reported"
-    elif config.mode == "normalize" and all(f.fixable for f in findings):
+    elif config.mode == "normalize" and fixable:
         action = "normalized"
     else:
         action = "blocked"
-    config.report(findings, action, scope_type)
-    return action, invalid_request(findings) if action == "blocked" else None
+    config.report(findings[:shown], action, scope_type)
+    if action != "blocked":
+        return action, None
+    return action, invalid_request(findings[: max(shown, 1)])
 
 
 def check_head(head: RequestHead, config: GuardConfig, scope_type: str) -> HeadVerdict:
@@ -61,7 +77,9 @@ class BodyCheck:
     ``refusal`` is set before any byte is read when the headers already decide (a
     refused charset, a declared length over the limit). ``inspected`` is False for a
     body that passes on untouched (binary media types, no Content-Type). Feed each
-    chunk; a returned problem means stop reading and send it.
+    chunk; a returned problem means stop reading and send it. A streamed body
+    (``stream_body``) cannot be repaired after the app has seen part of it, so in
+    normalize mode its findings block.
     """
 
     def __init__(
@@ -73,7 +91,7 @@ class BodyCheck:
         self._config = config
         self._scope_type = scope_type
         self._received = 0
-        self._findings: list[Finding] = []
+        self._reported = 0
         self.refusal: Problem | None = None
         self.needs_repair = False
         inspector = body_inspector(headers, config)
@@ -117,11 +135,17 @@ class BodyCheck:
         return size is not None and size > limit and self._config.mode != "report"
 
     def _decide(self, findings: list[Finding]) -> Problem | None:
-        room = MAX_FINDINGS - len(self._findings)
-        if not findings or room <= 0:
+        if not findings:
             return None
-        self._findings += findings[:room]
-        action, problem = _act(findings[:room], self._config, self._scope_type)
+        shown = max(MAX_FINDINGS - self._reported, 0)
+        self._reported += min(len(findings), shown)
+        action, problem = _act(
+            findings,
+            self._config,
+            self._scope_type,
+            can_fix=not self._config.stream_body,
+            shown=shown,
+        )
         self.needs_repair = self.needs_repair or action == "normalized"
         return problem
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import chain, islice
 from typing import Final
 from urllib.parse import quote, quote_plus
 
@@ -18,14 +17,11 @@ from ._percent import Decoded, percent_decode
 
 __all__ = [
     "LOOKALIKE_SEPARATORS",
-    "MAX_FINDINGS",
     "RequestHead",
     "inspect_head",
     "normalize_head",
 ]
 
-#: Findings kept per request: enough to explain a refusal, bounded for logs.
-MAX_FINDINGS: Final = 16
 #: Code points that become or pass for ``/``, ``\\`` or ``.``, as inclusive ranges.
 #: First those whose NFKC form contains one of them (UAX #15; computed from the UCD
 #: and checked against ``unicodedata`` by tests/middleware/test_request.py), then the
@@ -91,13 +87,12 @@ class RequestHead:
 
 
 def inspect_head(head: RequestHead, config: GuardConfig) -> list[Finding]:
-    """Findings in path, query and headers, at most :data:`MAX_FINDINGS`."""
-    found = chain(
-        _path_findings(head, config),
-        _query_findings(head.query_string, config.policy),
-        _header_findings(head.headers, config),
-    )
-    return list(islice(found, MAX_FINDINGS))
+    """Every finding in path, query and headers (the server bounds their size)."""
+    return [
+        *_path_findings(head, config),
+        *_query_findings(head.query_string, config.policy),
+        *_header_findings(head.headers, config),
+    ]
 
 
 def normalize_head(head: RequestHead, config: GuardConfig) -> RequestHead:
