@@ -443,6 +443,7 @@ class MultipartInspector:
         self._offset = -2  # stream offset of _buf[0]
         self._state = "preamble"
         self._part: BodyInspector | None = None
+        self._received = 0
 
     @property
     def checked(self) -> int:
@@ -452,6 +453,7 @@ class MultipartInspector:
     def feed(self, chunk: bytes) -> list[Finding]:
         if self._state == "failed":
             return []
+        self._received += len(chunk)
         self._buf += chunk
         findings: list[Finding] = []
         progress = True
@@ -465,7 +467,8 @@ class MultipartInspector:
         if self._state in ("end", "failed"):
             return []
         self._state = "failed"
-        return [_body_finding(RequestKind.MALFORMED_MULTIPART, max(self._offset, 0))]
+        # Unterminated: the close delimiter never came; point at the body's end.
+        return [_body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
 
     def _consume(self, count: int) -> bytes:
         taken = bytes(self._buf[:count])
@@ -508,7 +511,8 @@ class MultipartInspector:
             return True
         line_end = self._buf.find(b"\r\n")
         if line_end < 0:
-            return len(self._buf) <= MAX_BOUNDARY_BYTES or self._fail(findings)
+            # Waiting for the line end; padding longer than a boundary is refused.
+            return len(self._buf) > MAX_BOUNDARY_BYTES and self._fail(findings)
         # RFC 2046 §5.1.1: transport-padding (LWSP) may follow a delimiter.
         if self._buf[:line_end].strip(b" \t"):
             return self._fail(findings)
@@ -522,8 +526,8 @@ class MultipartInspector:
         else:
             block_end = self._buf.find(b"\r\n\r\n")
             if block_end < 0:
-                fits = len(self._buf) <= MAX_PART_HEADER_BYTES
-                return fits or self._fail(findings)
+                too_big = len(self._buf) > MAX_PART_HEADER_BYTES
+                return too_big and self._fail(findings)
             block = bytes(self._buf[:block_end])
         base = self._offset
         self._consume(block_end + 2 if block_end == 0 else block_end + 4)
@@ -558,8 +562,8 @@ def _part_inspector(
     name = safe_name(params.get("name", b""))
     refusal = _filename_refusal(params, config.effective_path_policy)
     if refusal is not None:
-        refused, at = refusal
-        offset = base + max(block.find(b"filename"), 0) + at
+        refused, parameter = refusal
+        offset = base + max(block.find(parameter), 0)
         return Finding(Location.BODY, name, refused, offset)
     parsed = parse_media_type(fields.get("content-type", b"text/plain"))
     if parsed is None:
@@ -577,25 +581,29 @@ def _part_inspector(
 
 def _filename_refusal(
     params: dict[str, bytes], policy: Policy
-) -> tuple[Kind | RequestKind, int] | None:
-    """The first refusal in ``filename`` or ``filename*``, with a rough offset."""
+) -> tuple[Kind | RequestKind, bytes] | None:
+    """The first refusal in ``filename`` or ``filename*``, and that parameter's name.
+
+    Findings point at the parameter, not into its value: the value may be quoted or
+    percent-encoded, and the parameter is what a reader looks for.
+    """
     plain = params.get("filename")
     if plain is not None:
         found = find_violation(plain, policy)
         if found is not None:
-            return found.kind, found.start
+            return found.kind, b"filename="
     extended = params.get("filename*")
     if extended is None:
         return None
     # RFC 8187 §3.2.1: ext-value = charset "'" [ language ] "'" value-chars
     charset, _, rest = extended.partition(b"'")
-    _, quote2, value = rest.partition(b"'")
-    if not quote2 or charset.lower() not in (b"utf-8", b"us-ascii"):
-        return RequestKind.UNSUPPORTED_CHARSET, 0
+    _, quote, value = rest.partition(b"'")
+    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
+        return RequestKind.UNSUPPORTED_CHARSET, b"filename*"
     decoded = percent_decode(value)
     if decoded.errors:
-        return decoded.errors[0]
+        return decoded.errors[0][0], b"filename*"
     found = find_violation(decoded.data, policy)
     if found is not None:
-        return found.kind, decoded.raw_offset(found.start)
+        return found.kind, b"filename*"
     return None
