@@ -11,7 +11,7 @@ MALFORMED = RequestKind.MALFORMED_ESCAPE
 NONSTANDARD = RequestKind.NONSTANDARD_ESCAPE
 
 DECODE_CASES = [
-    # (id, raw, plus_is_space, decoded, errors)
+    # each row: id, raw bytes, plus is space?, decoded bytes, escape errors
     ("plain", b"abc", False, b"abc", ()),
     ("utf8-escapes", b"%C3%a4", False, b"\xc3\xa4", ()),
     ("overlong-kept-as-bytes", b"%C0%AF", False, b"\xc0\xaf", ()),
