@@ -13,7 +13,7 @@ from utf8guard.middleware._finding import Finding
 
 # Encoded text with no noncharacters or surrogates: valid under STRICT.
 valid_text = st.text(
-    st.characters(exclude_categories=("Cs",)).filter(
+    st.characters(exclude_categories=["Cs"]).filter(
         lambda c: find_violation(c.encode()) is None
     )
 )
