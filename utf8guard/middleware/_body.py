@@ -244,6 +244,7 @@ class JsonInspector:
         self._utf8 = _Utf8Check(policy, base, name, fix=fixable)
         self._carry = b""
         self._offset = base  # stream offset of _carry[0]
+        self._verdicts: dict[int, Kind | None] = {}  # the policy on escaped code points
 
     @property
     def checked(self) -> int:
@@ -257,6 +258,15 @@ class JsonInspector:
 
     def _escapes(self, chunk: bytes, *, final: bool) -> list[Finding]:
         buf = self._carry + chunk if self._carry else chunk
+        if not final and b"\\u" not in buf:
+            # No \u escape in here; an odd run of backslashes at the end may start one.
+            plain = len(buf)
+            while plain and buf[plain - 1] == 0x5C:
+                plain -= 1
+            cut = len(buf) - (len(buf) - plain) % 2
+            self._carry = bytes(buf[cut:])
+            self._offset += cut
+            return []
         findings: list[Finding] = []
         pos = 0
         while (start := buf.find(b"\\", pos)) >= 0:
@@ -304,8 +314,10 @@ class JsonInspector:
             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
         elif 0xD800 <= code <= 0xDFFF:
             return RequestKind.JSON_SURROGATE_ESCAPE
-        found = find_violation(chr(code).encode(), self._policy)
-        return None if found is None else found.kind
+        if code not in self._verdicts:
+            found = find_violation(chr(code).encode(), self._policy)
+            self._verdicts[code] = None if found is None else found.kind
+        return self._verdicts[code]
 
 
 def _low_surrogate(buf: bytes, pos: int) -> int | None:
