@@ -104,8 +104,14 @@ def body_inspector(
     Binary media types, and bodies without a Content-Type (RFC 9110 §8.3: the
     recipient may treat them as application/octet-stream), pass on uninspected.
     """
-    types = [value for name, value in headers if name.lower() == b"content-type"]
-    codings = [value for name, value in headers if name.lower() == b"content-encoding"]
+    types: list[bytes] = []
+    codings: list[bytes] = []
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered == b"content-type":
+            types.append(value)
+        elif lowered == b"content-encoding":
+            codings.append(value)
     if len(types) > 1 or len(codings) > 1:
         return _body_finding(RequestKind.DUPLICATE_HEADER)
     if not types:
