@@ -72,6 +72,7 @@ PATH_CASES = [
     ("encoded-dot", b"/a/%2E/b", [("encoded_dot_segment", 3)]),
     ("half-encoded-dotdot", b"/.%2e/x", [("encoded_dot_segment", 1)]),
     ("literal-dots-left-to-server", b"/a/../b", []),
+    ("literal-dots-beside-escapes", b"/./a/../b%20c/...%2e", []),
     ("fullwidth-solidus", "/a\uff0fb".encode(), [("lookalike_separator", 2)]),
     ("division-slash", b"/a%E2%88%95b", [("lookalike_separator", 2)]),
     ("fraction-slash", "/a\u2044b".encode(), [("lookalike_separator", 2)]),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Final, Protocol
 
 from .._policy import Policy
@@ -66,8 +67,12 @@ class BodyInspector(Protocol):
         ...
 
 
+@lru_cache(maxsize=256)
 def parse_media_type(value: bytes) -> tuple[str, dict[str, str]] | None:
     """``(type/subtype, parameters)``, names in lower case; None if malformed.
+
+    Cached, as a few Content-Type values recur on every request: treat the result as
+    read-only.
 
     >>> parse_media_type(b'Text/Plain; charset="UTF-8"')
     ('text/plain', {'charset': 'UTF-8'})

@@ -62,15 +62,17 @@ def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:
         raw = raw.replace(b"+", b" ")
     if b"%" not in raw:
         return Decoded(raw, raw, ())
-    errors = tuple(
-        (
-            RequestKind.NONSTANDARD_ESCAPE
-            if raw[match.end() : match.end() + 1] in (b"u", b"U")
-            else RequestKind.MALFORMED_ESCAPE,
-            match.start(),
+    errors: tuple[tuple[RequestKind, int], ...] = ()
+    if _MALFORMED.search(raw) is not None:
+        errors = tuple(
+            (
+                RequestKind.NONSTANDARD_ESCAPE
+                if raw[match.end() : match.end() + 1] in (b"u", b"U")
+                else RequestKind.MALFORMED_ESCAPE,
+                match.start(),
+            )
+            for match in _MALFORMED.finditer(raw)
         )
-        for match in _MALFORMED.finditer(raw)
-    )
     # unquote_to_bytes decodes exactly the well-formed %XX and keeps any other "%".
     return Decoded(unquote_to_bytes(raw), raw, errors)
 

@@ -58,16 +58,23 @@ LOOKALIKE_SEPARATORS: Final = (
     (0xA60E, 0xA60E),
     (0x10A50, 0x10A50),
 )
+# UTF-8 is self-synchronising, so searching the encoded forms finds exactly the code
+# points, even among ill-formed bytes, with byte offsets.
 _LOOKALIKE: Final = re.compile(
-    "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in LOOKALIKE_SEPARATORS) + "]"
+    b"|".join(
+        re.escape(chr(code).encode())
+        for lo, hi in LOOKALIKE_SEPARATORS
+        for code in range(lo, hi + 1)
+    )
 )
-# Every %XX that a second decode would turn into an escape: %25 then two hex digits.
-_DOUBLE_ESCAPE: Final = re.compile(rb"%25[0-9A-Fa-f]{2}")
-# %2F is "/" and %5C is "\\" (RFC 3986 §2.2: encoded delimiters are data, but routers
-# and filters disagree on that).
-_ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
-# "." or ".." with at least one dot as %2E (one already plain is no disguise).
-_ENCODED_DOT_SEGMENTS: Final = frozenset({b"%2e", b"%2e%2e", b".%2e", b"%2e."})
+# One pass over a raw path for the escape tricks: %25 then two hex digits (a second
+# decode would see an escape the guard never checked); %2F and %5C (RFC 3986 §2.2:
+# encoded delimiters are data, but routers and filters disagree on that); and "." or
+# ".." segments, which RFC 3986 §5.2.4 removes but whose encoded forms survive that
+# step and become traversal after a later decode.
+_PATH_TRICK: Final = re.compile(
+    rb"%25[0-9A-Fa-f]{2}|%(?:2[Ff]|5[Cc])|(?<![^/])(?:%2[Ee]|\.){1,2}(?![^/])"
+)
 # RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
 _TOKEN: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.
@@ -141,9 +148,8 @@ def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
         offset = violation.start if to_raw is None else to_raw(violation.start)
         yield Finding(Location.PATH, None, violation.kind, offset, fixable=True)
     if not config.allow_lookalike_separators and not decoded.isascii():
-        text = decoded.decode("utf-8", "surrogateescape")
-        for match in _LOOKALIKE.finditer(text):
-            index = len(text[: match.start()].encode("utf-8", "surrogateescape"))
+        for match in _LOOKALIKE.finditer(decoded):
+            index = match.start()
             offset = index if to_raw is None else to_raw(index)
             yield Finding(Location.PATH, None, RequestKind.LOOKALIKE_SEPARATOR, offset)
 
@@ -152,20 +158,19 @@ def _escape_findings(raw: bytes, config: GuardConfig) -> Iterator[Finding]:
     """Double encoding, encoded separators and encoded dot segments in a raw path."""
     if b"%" not in raw:
         return
-    for match in _DOUBLE_ESCAPE.finditer(raw):
-        yield Finding(Location.PATH, None, RequestKind.DOUBLE_ENCODING, match.start())
-    if not config.allow_encoded_separators:
-        for match in _ENCODED_SEPARATOR.finditer(raw):
+    for match in _PATH_TRICK.finditer(raw):
+        found = match.group()
+        if found.startswith(b"%25"):
+            kind = RequestKind.DOUBLE_ENCODING
+        elif found.startswith(b"%") and found[1:].lower() in (b"2f", b"5c"):
+            if config.allow_encoded_separators:
+                continue
             kind = RequestKind.ENCODED_SEPARATOR
-            yield Finding(Location.PATH, None, kind, match.start())
-    offset = 0
-    for segment in raw.split(b"/"):
-        # RFC 3986 §5.2.4 removes "." and ".." segments; encoded ones survive that
-        # step and become traversal after a later decode.
-        if b"%" in segment and segment.lower() in _ENCODED_DOT_SEGMENTS:
+        elif b"%" in found:
             kind = RequestKind.ENCODED_DOT_SEGMENT
-            yield Finding(Location.PATH, None, kind, offset)
-        offset += len(segment) + 1
+        else:
+            continue  # a plain "." or "..": the server's and router's business
+        yield Finding(Location.PATH, None, kind, match.start())
 
 
 def _form_pairs(raw: bytes) -> Iterator[tuple[int, bytes, int, bytes]]:
