@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
+from ._accel import compiled_first_violation
 from ._plan import Plan, plan_for
 from ._policy import STRICT, Policy
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS
@@ -39,6 +40,9 @@ CHUNK_BYTES: Final = 1 << 16
 RESUME_BYTES: Final = 256
 #: Longest UTF-8 sequence (RFC 3629 §3).
 MAX_SEQUENCE_BYTES: Final = 4
+
+#: The compiled first_violation (utf8guard._speedups), or None for pure Python.
+_compiled = compiled_first_violation
 
 
 def as_buffer(data: object) -> bytes | bytearray | memoryview:
@@ -119,6 +123,8 @@ def first_violation(
     This is the seam a compiled accelerator replaces. ``end`` must not cut a sequence
     short unless the input really ends there (callers cut with :func:`safe_cut`).
     """
+    if _compiled is not None:
+        return _compiled(buf, start, end, policy)
     plan = plan_for(policy)
     view = memoryview(buf)
     pos = start
