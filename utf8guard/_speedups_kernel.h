@@ -1,8 +1,9 @@
 /* The SIMD scan, included by _speedups.c once per instruction set with
  * KERNEL_TARGET (a GCC target name), KERNEL_NAME(name) (a suffixed name) and
- * KERNEL_WIDTH (16 for SSE4.1, 32 for AVX2) defined. Only the vector vocabulary below
- * differs between the two; the default build flags stay portable because each
- * function carries its own target attribute and runs only after a CPU check.
+ * KERNEL_WIDTH (16 for SSE4.1, 32 for AVX2, 64 for AVX-512BW) defined. Only the
+ * vector vocabulary below differs between them; the default build flags stay
+ * portable because each function carries its own target attribute and runs only
+ * after a CPU check.
  *
  * Algorithm: Keiser & Lemire (2021), §5 "lookup" validator, as in simdjson and
  * simdutf: three 16-entry tables indexed by the high nibble of the previous byte, its
@@ -33,6 +34,31 @@
 #define V_HIGH_BITS(a) _mm_movemask_epi8(a)
 /* The input shifted right by n bytes, the gap filled from the previous vector. */
 #define V_PREV(in, prev, n) _mm_alignr_epi8((in), (prev), 16 - (n))
+#elif KERNEL_WIDTH == 64
+#define V __m512i
+#define V_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define V_TABLE(p) _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p)))
+#define V_SET1(x) _mm512_set1_epi8((char)(x))
+#define V_ZERO() _mm512_setzero_si512()
+#define V_AND(a, b) _mm512_and_si512((a), (b))
+#define V_OR(a, b) _mm512_or_si512((a), (b))
+#define V_XOR(a, b) _mm512_xor_si512((a), (b))
+#define V_ANDNOT(a, b) _mm512_andnot_si512((a), (b))
+/* Comparisons give a bit mask; widen it back to a byte vector. */
+#define V_EQ(a, b) _mm512_movm_epi8(_mm512_cmpeq_epi8_mask((a), (b)))
+#define V_MIN(a, b) _mm512_min_epu8((a), (b))
+#define V_MAX(a, b) _mm512_max_epu8((a), (b))
+#define V_SUBS(a, b) _mm512_subs_epu8((a), (b))
+#define V_SHUFFLE(t, i) _mm512_shuffle_epi8((t), (i))
+#define V_SRL16(a, n) _mm512_srli_epi16((a), (n))
+#define V_ANY(a) (_mm512_test_epi8_mask((a), (a)) != 0)
+#define V_HIGH_BITS(a) _mm512_movepi8_mask(a)
+/* alignr works within 128-bit lanes: pair each lane with the one before (for lane 0,
+ * the previous vector's last), qwords 6, 7 of prev then 0..5 of in. */
+#define V_LANE_BEFORE _mm512_setr_epi64(6, 7, 8, 9, 10, 11, 12, 13)
+#define V_PREV(in, prev, n)                                                            \
+    _mm512_alignr_epi8((in), _mm512_permutex2var_epi64((prev), V_LANE_BEFORE, (in)),   \
+                       16 - (n))
 #else
 #define V __m256i
 #define V_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
@@ -64,9 +90,11 @@
  * the tables in _speedups.c. */
 static inline TARGET V KERNEL_NAME(errors)(V input, V prev1, V prev2, V prev3) {
     const V low_nibble = V_SET1(0x0F);
-    V byte_1_high = V_SHUFFLE(V_TABLE(KL_BYTE_1_HIGH), V_AND(V_SRL16(prev1, 4), low_nibble));
+    V prev1_high = V_AND(V_SRL16(prev1, 4), low_nibble);
+    V input_high = V_AND(V_SRL16(input, 4), low_nibble);
+    V byte_1_high = V_SHUFFLE(V_TABLE(KL_BYTE_1_HIGH), prev1_high);
     V byte_1_low = V_SHUFFLE(V_TABLE(KL_BYTE_1_LOW), V_AND(prev1, low_nibble));
-    V byte_2_high = V_SHUFFLE(V_TABLE(KL_BYTE_2_HIGH), V_AND(V_SRL16(input, 4), low_nibble));
+    V byte_2_high = V_SHUFFLE(V_TABLE(KL_BYTE_2_HIGH), input_high);
     V special = V_AND(V_AND(byte_1_high, byte_1_low), byte_2_high);
     /* Only 111xxxxx two back or 1111xxxx three back leave the top bit set. */
     V third = V_SUBS(prev2, V_SET1(0xE0 - 0x80));
@@ -75,19 +103,24 @@ static inline TARGET V KERNEL_NAME(errors)(V input, V prev1, V prev2, V prev3) {
     return V_XOR(must_continue, special);
 }
 
+/* Bytes that may end a noncharacter; a superset, the exact scan decides. */
+static inline TARGET V KERNEL_NAME(noncharacters)(V input, V prev1, V prev2) {
+    /* U+nFFFE, U+nFFFF end in BF BE or BF BF (EF BF BE..BF; F0..F4 x8F/x9F/xAF/xBF
+     * BF BE..BF). Two bytes AND to BE or more only if both are BE or BF (or both
+     * leads, which the validator already flags), so the saturating subtraction is
+     * nonzero there and for BE BE, BE BF. */
+    V tail = V_SUBS(V_AND(prev1, input), V_SET1(0xBD));
+    /* U+FDD0..U+FDEF are EF B7 90..AF. */
+    V fdd0 = V_AND(V_IS(prev2, 0xEF), V_IS(prev1, 0xB7));
+    return V_OR(tail, fdd0);
+}
+
 /* Bytes that may end (or, for private use, continue) a code point the policy
- * refuses. A superset: the exact scan decides. Byte patterns from Table 3-7 applied
- * to the sets in _policy.py. */
+ * refuses beyond the noncharacters. A superset: the exact scan decides. Byte
+ * patterns from Table 3-7 applied to the sets in _policy.py. */
 static inline TARGET V KERNEL_NAME(candidates)(V input, V prev1, V prev2,
                                                unsigned mask) {
     V out = V_ZERO();
-    if (mask & R_NONCHARACTER) {
-        /* U+nFFFE, U+nFFFF end in BF BE or BF BF: EF BF BE..BF and F0..F4
-         * x8F/x9F/xAF/xBF BF BE..BF. */
-        out = V_OR(out, V_AND(V_IS(prev1, 0xBF), V_IS(V_OR(input, V_SET1(0x01)), 0xBF)));
-        /* U+FDD0..U+FDEF are EF B7 90..AF. */
-        out = V_OR(out, V_AND(V_IS(prev2, 0xEF), V_IS(prev1, 0xB7)));
-    }
     if (mask & R_NUL)
         out = V_OR(out, V_IS(input, 0x00));
     if (mask & R_CONTROL) {
@@ -111,7 +144,8 @@ static inline TARGET V KERNEL_NAME(candidates)(V input, V prev1, V prev2,
     if (mask & R_PRIVATE_USE) {
         /* Flagged at the second byte: U+E000..U+F8FF = EE xx xx, EF 80..A3 xx;
          * U+F0000..U+10FFFF = F3 B0..BF xx xx, F4 xx xx xx. */
-        V bmp = V_OR(V_IS(prev1, 0xEE), V_AND(V_IS(prev1, 0xEF), V_IN(input, 0x80, 0xA3)));
+        V bmp = V_OR(V_IS(prev1, 0xEE),
+                     V_AND(V_IS(prev1, 0xEF), V_IN(input, 0x80, 0xA3)));
         V planes = V_OR(V_AND(V_IS(prev1, 0xF3), V_IN(input, 0xB0, 0xBF)),
                         V_IS(prev1, 0xF4));
         out = V_OR(out, V_OR(bmp, planes));
@@ -123,10 +157,9 @@ static inline TARGET V KERNEL_NAME(candidates)(V input, V prev1, V prev2,
 }
 
 /* One 64-byte block: nonzero when it may hold a violation. *prev carries the last
- * vector to the next block and *unfinished whether it ends inside a sequence. */
+ * vector of the block before (zero at a character boundary) and then of this one. */
 static inline TARGET int KERNEL_NAME(block)(const uint8_t *block, V *prev,
-                                            V *unfinished, unsigned mask,
-                                            int ascii_refused) {
+                                            unsigned mask, int ascii_refused) {
     V in[LANES];
     V any = V_ZERO();
     for (int k = 0; k < LANES; k++) {
@@ -134,10 +167,11 @@ static inline TARGET int KERNEL_NAME(block)(const uint8_t *block, V *prev,
         any = V_OR(any, in[k]);
     }
     if (!ascii_refused && V_HIGH_BITS(any) == 0) {
-        /* All ASCII: fine unless the block before ended inside a sequence. */
-        int flagged = V_ANY(*unfinished);
+        /* All ASCII: fine unless the block before ended inside a sequence, with a
+         * lead in its last 3 bytes that needs more bytes than remain there. */
+        V tail_max = V_LOAD(KL_MAX_TAIL + sizeof KL_MAX_TAIL - KERNEL_WIDTH);
+        int flagged = V_ANY(V_SUBS(*prev, tail_max));
         *prev = in[LANES - 1];
-        *unfinished = V_ZERO();
         return flagged;
     }
     V err = V_ZERO();
@@ -147,13 +181,13 @@ static inline TARGET int KERNEL_NAME(block)(const uint8_t *block, V *prev,
         V prev2 = V_PREV(in[k], before, 2);
         V prev3 = V_PREV(in[k], before, 3);
         err = V_OR(err, KERNEL_NAME(errors)(in[k], prev1, prev2, prev3));
-        if (mask)
+        if (mask & R_NONCHARACTER)
+            err = V_OR(err, KERNEL_NAME(noncharacters)(in[k], prev1, prev2));
+        if (mask & ~(unsigned)R_NONCHARACTER)
             err = V_OR(err, KERNEL_NAME(candidates)(in[k], prev1, prev2, mask));
         before = in[k];
     }
     *prev = before;
-    /* A lead in the last 3 bytes whose sequence needs more bytes than remain. */
-    *unfinished = V_SUBS(before, V_LOAD(KL_MAX_TAIL + sizeof KL_MAX_TAIL - KERNEL_WIDTH));
     return V_ANY(err);
 }
 
@@ -163,9 +197,9 @@ static TARGET int KERNEL_NAME(scan)(const uint8_t *p, size_t pos, size_t end,
     const int ascii_refused = (mask & (R_NUL | R_CONTROL)) != 0;
     size_t base = pos; /* a character boundary; the filter's state starts here */
     size_t next;
-    V prev = V_ZERO(), unfinished = V_ZERO();
+    V prev = V_ZERO();
     while (end - pos >= BLOCK_BYTES) {
-        if (!KERNEL_NAME(block)(p + pos, &prev, &unfinished, mask, ascii_refused)) {
+        if (!KERNEL_NAME(block)(p + pos, &prev, mask, ascii_refused)) {
             pos += BLOCK_BYTES;
             continue;
         }
@@ -174,8 +208,16 @@ static TARGET int KERNEL_NAME(scan)(const uint8_t *p, size_t pos, size_t end,
             return 1;
         /* next is a character boundary: restart the filter there, as at the start. */
         pos = base = next;
-        prev = unfinished = V_ZERO();
+        prev = V_ZERO();
     }
+    /* The tail, in a block padded with spaces: no policy refuses U+0020, and as a
+     * non-continuation byte it cuts short a sequence left unfinished at the end,
+     * which the filter then flags. */
+    uint8_t tail[BLOCK_BYTES];
+    memset(tail, ' ', sizeof tail);
+    memcpy(tail, p + pos, end - pos);
+    if (!KERNEL_NAME(block)(tail, &prev, mask, ascii_refused))
+        return 0;
     return scan_exact(p, boundary_before(p, base, pos), end, end, mask, f, &next);
 }
 
@@ -199,5 +241,6 @@ static TARGET int KERNEL_NAME(scan)(const uint8_t *p, size_t pos, size_t end,
 #undef V_ANY
 #undef V_HIGH_BITS
 #undef V_PREV
+#undef V_LANE_BEFORE
 #undef V_IS
 #undef V_IN
