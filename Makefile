@@ -53,7 +53,7 @@ sanitize: $(VENV)/.installed
 	  $(BIN)/pip install --quiet --no-deps --force-reinstall -e .
 	$(BIN)/python -c "import utf8guard; assert utf8guard.IMPLEMENTATION == 'c'"
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
-	  ASAN_OPTIONS=detect_leaks=0 $(BIN)/pytest -q -p no:cacheprovider tests fuzz/../tests; \
+	  ASAN_OPTIONS=detect_leaks=0 $(BIN)/pytest -q -p no:cacheprovider tests; \
 	  status=$$?; $(BIN)/pip install --quiet --no-deps --force-reinstall -e .; exit $$status
 
 # libFuzzer-instrumented build for atheris (clang from Debian: apt-get install clang;
@@ -64,10 +64,14 @@ FUZZ_FLAGS := -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=
 FUZZ_SECONDS ?= 1800
 FUZZ_TARGET ?= accel
 FUZZ_PRELOAD = $$($(BIN)/python -c 'import atheris; print(atheris.path())')/asan_with_fuzzer.so
+# setuptools' own build/lib.* and build/temp.* are cleared before and after, so that
+# neither this build nor a later `pip install .` reuses the other's objects.
+SETUPTOOLS_BUILD = build/lib.* build/temp.* build/bdist.*
 fuzz-accel-build: $(VENV)/.installed
-	rm -rf $(FUZZ_BUILD)/site
+	rm -rf $(FUZZ_BUILD)/site $(SETUPTOOLS_BUILD)
 	CC=clang LDSHARED="clang -shared" CFLAGS="$(FUZZ_FLAGS)" LDFLAGS="$(FUZZ_FLAGS)" \
 	  $(BIN)/pip install --quiet --no-deps --target $(FUZZ_BUILD)/site .
+	rm -rf $(SETUPTOOLS_BUILD)
 	PYTHONPATH=$(FUZZ_BUILD)/site LD_PRELOAD="$(FUZZ_PRELOAD)" ASAN_OPTIONS=detect_leaks=0 \
 	  $(BIN)/python -P -c \
 	  "import utf8guard._speedups as s; assert s.__file__.startswith('$(CURDIR)/$(FUZZ_BUILD)')"
