@@ -61,14 +61,23 @@ def _byte_classes(lo: int, hi: int) -> list[ByteClasses]:
     return [tuple(zip(first, last, strict=True))]
 
 
+def _count(window: tuple[tuple[int, int], ...]) -> int:
+    """How many byte strings a window of byte ranges stands for."""
+    total = 1
+    for lo, hi in window:
+        total *= hi - lo + 1
+    return total
+
+
 def _window_options(sequence: ByteClasses) -> set[frozenset[bytes]]:
-    """For each window (one byte or two adjacent) of ``sequence``, its byte strings."""
+    """For each small window (one byte or two adjacent) of ``sequence``, its strings."""
     windows = (
         [(c,) for c in sequence] if len(sequence) == 1 else list(pairwise(sequence))
     )
     return {
         frozenset(bytes(p) for p in product(*(range(lo, hi + 1) for lo, hi in w)))
         for w in windows
+        if _count(w) <= MAX_NEEDLES
     }
 
 
@@ -80,6 +89,8 @@ def _prefilter(sequences: list[ByteClasses]) -> tuple[bytes, ...] | None:
     U+nFFFE/F).
     """
     options = [_window_options(seq) for seq in sequences]
+    if not all(options):
+        return None
     chosen: set[bytes] = set()
     uncovered = options
     while uncovered:
