@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORPUS ?= $(or $(UTF8GUARD_CORPUS),../shared/corpus/UTF-8-test.txt)
 
-.PHONY: demo test lint typecheck unit unit-pure bench clean sanitize fuzz-accel-build fuzz-accel
+.PHONY: demo test lint typecheck unit unit-pure bench bench-accel clean sanitize \
+	fuzz-accel-build fuzz-accel
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +33,7 @@ unit: $(VENV)/.installed
 # The core's test files again with the C accelerator off (UTF8GUARD_PURE_PYTHON=1), so
 # both implementations pass them; the rest of the suite runs once, on the default one.
 CORE_TESTS = $(wildcard tests/test_scan.py tests/test_stream.py tests/test_repair.py \
-	tests/test_properties.py tests/test_regressions.py tests/test_vectors.py \
+	tests/test_corpus.py tests/test_properties.py tests/test_regressions.py \
 	tests/test_fuzz_corpus.py)
 unit-pure: $(VENV)/.installed
 	$(if $(CORE_TESTS),UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider $(CORE_TESTS))
@@ -41,6 +42,9 @@ test: lint typecheck unit unit-pure
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.bench_core
+
+bench-accel: $(VENV)/.installed
+	$(BIN)/python -m bench.bench_accel
 
 # Separate from CI: rebuild the C accelerator with AddressSanitizer and
 # UndefinedBehaviorSanitizer, run the suite and replay the fuzz corpora, then rebuild
