@@ -176,6 +176,7 @@ static int scan_exact(const uint8_t *p, size_t pos, size_t stop, size_t end,
     return 0;
 }
 
+#ifdef UTF8GUARD_X86
 /* ---------------------------------------------------------------------------------
  * SIMD filters. The kernel is written once against a small vector vocabulary and
  * instantiated for each instruction set from _speedups_kernel.h.
@@ -199,8 +200,7 @@ static inline size_t boundary_before(const uint8_t *p, size_t base, size_t pos) 
     return pos;
 }
 
-#ifdef UTF8GUARD_X86
-/* Keiser & Lemire (2021) §5, Table 8: error classes of a byte pair (prev1, input). */
+/* Keiser & Lemire (2021), lookup algorithm: error classes of a pair (prev1, input). */
 enum {
     TOO_SHORT = 1 << 0,  /* 11xxxxxx then 0xxxxxxx or 11xxxxxx */
     TOO_LONG = 1 << 1,   /* 0xxxxxxx then 10xxxxxx */

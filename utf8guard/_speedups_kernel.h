@@ -5,7 +5,7 @@
  * portable because each function carries its own target attribute and runs only
  * after a CPU check.
  *
- * Algorithm: Keiser & Lemire (2021), §5 "lookup" validator, as in simdjson and
+ * Algorithm: the "lookup" validator of Keiser & Lemire (2021), as in simdjson and
  * simdutf: three 16-entry tables indexed by the high nibble of the previous byte, its
  * low nibble and the high nibble of the current byte; their AND is nonzero where a
  * two-byte pattern is ill-formed, and a saturating subtraction checks that the third
