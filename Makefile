@@ -52,13 +52,15 @@ bench-accel: $(VENV)/.installed
 CC ?= cc
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -g -O1
+SANITIZE_PRELOAD = $$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)
 sanitize: $(VENV)/.installed
 	CC=$(CC) CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="$(SANITIZE_FLAGS)" \
 	  $(BIN)/pip install --quiet --no-deps --force-reinstall -e .
-	$(BIN)/python -c "import utf8guard; assert utf8guard.IMPLEMENTATION == 'c'"
-	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
-	  ASAN_OPTIONS=detect_leaks=0 $(BIN)/pytest -q -p no:cacheprovider tests; \
-	  status=$$?; $(BIN)/pip install --quiet --no-deps --force-reinstall -e .; exit $$status
+	export LD_PRELOAD="$(SANITIZE_PRELOAD)" ASAN_OPTIONS=detect_leaks=0; \
+	  $(BIN)/python -c "import utf8guard; assert utf8guard.IMPLEMENTATION == 'c'" && \
+	  $(BIN)/pytest -q -p no:cacheprovider tests; \
+	  status=$$?; unset LD_PRELOAD; \
+	  $(BIN)/pip install --quiet --no-deps --force-reinstall -e .; exit $$status
 
 # libFuzzer-instrumented build for atheris (clang from Debian: apt-get install clang;
 # atheris from PyPI): coverage inside the C code, ASan and UBSan on. Installed into
