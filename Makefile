@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORPUS ?= $(or $(UTF8GUARD_CORPUS),../shared/corpus/UTF-8-test.txt)
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit unit-pure bench bench-accel clean sanitize \
+	fuzz-accel-build fuzz-accel
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,10 +32,64 @@ typecheck: $(VENV)/.installed
 unit: $(VENV)/.installed
 	$(BIN)/pytest --cov --cov-report=term-missing:skip-covered
 
-test: lint typecheck unit
+# The core's test files again with the C accelerator off (UTF8GUARD_PURE_PYTHON=1), so
+# both implementations pass them; the rest of the suite runs once, on the default one.
+CORE_TESTS = $(wildcard tests/test_scan.py tests/test_stream.py tests/test_repair.py \
+	tests/test_corpus.py tests/test_properties.py tests/test_regressions.py \
+	tests/test_fuzz_corpus.py)
+unit-pure: $(VENV)/.installed
+	$(if $(CORE_TESTS),UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider $(CORE_TESTS))
+
+test: lint typecheck unit unit-pure
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.bench_core
+
+bench-accel: $(VENV)/.installed
+	$(BIN)/python -m bench.bench_accel
+
+# Separate from CI: rebuild the C accelerator with AddressSanitizer and
+# UndefinedBehaviorSanitizer, run the suite and replay the fuzz corpora, then rebuild
+# it plain. Needs gcc's libasan/libubsan (or CC=clang).
+CC ?= cc
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -g -O1
+SANITIZE_PRELOAD = $$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)
+sanitize: $(VENV)/.installed
+	CC=$(CC) CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="$(SANITIZE_FLAGS)" \
+	  $(BIN)/pip install --quiet --no-deps --force-reinstall -e .
+	export LD_PRELOAD="$(SANITIZE_PRELOAD)" ASAN_OPTIONS=detect_leaks=0; \
+	  $(BIN)/python -c "import utf8guard; assert utf8guard.IMPLEMENTATION == 'c'" && \
+	  $(BIN)/pytest -q -p no:cacheprovider tests; \
+	  status=$$?; unset LD_PRELOAD; \
+	  $(BIN)/pip install --quiet --no-deps --force-reinstall -e .; exit $$status
+
+# libFuzzer-instrumented build for atheris (clang from Debian: apt-get install clang;
+# atheris from PyPI): coverage inside the C code, ASan and UBSan on. Installed into
+# build/fuzz-accel/site, which goes first on PYTHONPATH, so .venv is untouched.
+FUZZ_BUILD := build/fuzz-accel
+FUZZ_FLAGS := -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all -g -O1
+FUZZ_SECONDS ?= 1800
+FUZZ_TARGET ?= accel
+FUZZ_PRELOAD = $$($(BIN)/python -c 'import atheris; print(atheris.path())')/asan_with_fuzzer.so
+# setuptools' own build/lib.* and build/temp.* are cleared before and after, so that
+# neither this build nor a later `pip install .` reuses the other's objects.
+SETUPTOOLS_BUILD = build/lib.* build/temp.* build/bdist.*
+fuzz-accel-build: $(VENV)/.installed
+	rm -rf $(FUZZ_BUILD)/site $(SETUPTOOLS_BUILD)
+	CC=clang LDSHARED="clang -shared" CFLAGS="$(FUZZ_FLAGS)" LDFLAGS="$(FUZZ_FLAGS)" \
+	  $(BIN)/pip install --quiet --no-deps --target $(FUZZ_BUILD)/site .
+	rm -rf $(SETUPTOOLS_BUILD)
+	PYTHONPATH=$(FUZZ_BUILD)/site LD_PRELOAD="$(FUZZ_PRELOAD)" ASAN_OPTIONS=detect_leaks=0 \
+	  $(BIN)/python -P -c \
+	  "import utf8guard._speedups as s; assert s.__file__.startswith('$(CURDIR)/$(FUZZ_BUILD)')"
+
+fuzz-accel: fuzz-accel-build
+	mkdir -p $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) fuzz/artifacts
+	PYTHONPATH=$(FUZZ_BUILD)/site:. ASAN_OPTIONS=detect_leaks=0 \
+	  LD_PRELOAD="$(FUZZ_PRELOAD)" \
+	  $(BIN)/python fuzz/fuzz_$(FUZZ_TARGET).py -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=fuzz/artifacts/ $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) fuzz/corpus/$(FUZZ_TARGET)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -5,6 +5,7 @@
 Violation(kind=<Kind.OVERLONG: 'overlong'>, start=4, end=5)
 """
 
+from ._accel import IMPLEMENTATION
 from ._policy import IDENTIFIER, STRICT, WELL_FORMED, Policy
 from ._repair import repair
 from ._scan import (
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "IDENTIFIER",
+    "IMPLEMENTATION",
     "STRICT",
     "WELL_FORMED",
     "BytesLike",

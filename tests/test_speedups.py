@@ -1,0 +1,446 @@
+"""The C accelerator (utf8guard._speedups) against the oracle, on every instruction set.
+
+The compiled ``first_violation`` must return exactly what the pure-Python core and
+``utf8guard.reference`` return. Tests that need the extension skip when it is not
+built; the rest run on both implementations through the ``implementation`` fixture.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from itertools import product
+from pathlib import Path
+from typing import Final
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import utf8guard
+from fuzz import fuzz_accel, fuzz_accel_boundaries
+from utf8guard import (
+    IDENTIFIER,
+    STRICT,
+    WELL_FORMED,
+    IncrementalValidator,
+    Kind,
+    Policy,
+    Violation,
+    _accel,
+    _scan,
+    find_violation,
+    iter_violations,
+    reference,
+    repair,
+)
+from utf8guard._policy import refused_ranges
+
+try:
+    from utf8guard import _speedups as _built
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _built = None  # type: ignore[assignment]  # the tests below skip on None
+
+speedups_only = pytest.mark.skipif(_built is None, reason="_speedups is not built")
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+#: Every policy: bit i of the index turns allow_* flag i off.
+POLICIES: Final = fuzz_accel.POLICIES
+ALL_REFUSED: Final = POLICIES[-1]
+#: Ill-formed sequences (Table 3-7 gaps), noncharacters and every policy-refused set.
+NEEDLES: Final = (
+    b"\xc0\xaf",
+    b"\xc1",
+    b"\xe0\x80\x80",
+    b"\xe0\x9f",
+    b"\xed\xa0\x80",
+    b"\xed\xbf",
+    b"\xf0\x80",
+    b"\xf4\x90\x80\x80",
+    b"\xf5\x80",
+    b"\xfe",
+    b"\xff",
+    b"\x80",
+    b"\xbf\xbf",
+    b"\xe2\x82",
+    b"\xf0\x9f\x98",
+    b"\xe2\x82a",
+    "\ufdd0".encode(),
+    "\ufdef".encode(),
+    "\ufffe".encode(),
+    "\uffff".encode(),
+    "\U0001fffe".encode(),
+    "\U0010ffff".encode(),
+    "\U0003ffff".encode(),
+    b"\x00",
+    b"\x01",
+    b"\x7f",
+    "\u0085".encode(),
+    "\u061c".encode(),
+    "\u200f".encode(),
+    "\u202e".encode(),
+    "\u2069".encode(),
+    "\ue000".encode(),
+    "\uf8ff".encode(),
+    "\U000f0000".encode(),
+    "\U0010fffd".encode(),
+    "\ufeff".encode(),
+    # Close to a refused set but allowed: the filters' edges.
+    "\u1ffe".encode(),
+    "\ufdcf".encode(),
+    "\ufdf0".encode(),
+    "\u202f".encode(),
+    "\u2014".encode(),
+    "\uf900".encode(),
+    "\ufefe".encode(),
+    "\u00a0".encode(),
+)
+
+
+def _isas() -> list[str]:
+    return _built.supported_isas() if _built is not None else []
+
+
+@pytest.fixture(params=["c", "python"])
+def implementation(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """Run the test on the compiled scanner, then on the pure-Python core."""
+    name: str = request.param
+    if name == "python":
+        monkeypatch.setattr(_scan, "_compiled", None)
+    elif _built is None:  # pragma: no cover - a build without a C compiler
+        pytest.skip("_speedups is not built")
+    else:
+        monkeypatch.setattr(_scan, "_compiled", _built.first_violation)
+    return name
+
+
+@pytest.fixture
+def all_isas() -> Iterator[list[str]]:
+    """Every instruction set this CPU runs; the one in use is restored afterwards."""
+    assert _built is not None
+    saved = _built.isa()
+    yield _built.supported_isas()
+    _built.set_isa(saved)
+
+
+def _oracle(data: bytes, policy: Policy) -> list[Violation]:
+    return list(reference.iter_violations(data, policy))
+
+
+def _each_isa(data: bytes, policy: Policy, isas: list[str]) -> None:
+    """Every instruction set finds the oracle's violations in ``data``."""
+    assert _built is not None
+    want = _oracle(data, policy)
+    for isa in isas:
+        _built.set_isa(isa)
+        got = fuzz_accel.walk(_built.first_violation, data, 0, policy)
+        assert got == want, (isa, policy, data)
+
+
+# --- choosing the implementation ---------------------------------------------------
+
+
+def test_implementation_flag_names_the_active_scanner() -> None:
+    assert utf8guard.IMPLEMENTATION == _accel.IMPLEMENTATION
+    assert utf8guard.IMPLEMENTATION in ("c", "python")
+    forced = os.environ.get(_accel.PURE_PYTHON_ENV, "") not in ("", "0")
+    expected = "c" if _built is not None and not forced else "python"
+    assert utf8guard.IMPLEMENTATION == expected
+
+
+def test_environment_variable_forces_pure_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(_accel.PURE_PYTHON_ENV, "1")
+    assert _accel.load() == ("python", None)
+
+
+def test_missing_extension_falls_back_to_pure_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(_accel.PURE_PYTHON_ENV, raising=False)
+    # None in sys.modules makes the import raise ImportError, as when it is not built.
+    monkeypatch.setitem(sys.modules, "utf8guard._speedups", None)
+    monkeypatch.delattr(utf8guard, "_speedups", raising=False)
+    assert _accel.load() == ("python", None)
+
+
+@speedups_only
+@pytest.mark.parametrize("value", ["", "0"])
+def test_extension_is_used_when_built(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    assert _built is not None
+    monkeypatch.setenv(_accel.PURE_PYTHON_ENV, value)
+    assert _accel.load() == ("c", _built.first_violation)
+
+
+# --- the public API on both implementations ----------------------------------------
+
+
+@pytest.mark.parametrize("needle", NEEDLES, ids=lambda n: n.hex())
+def test_public_api_matches_reference(implementation: str, needle: bytes) -> None:
+    data = b"abc " + needle + "\u20ac".encode() * 30 + needle + b"xyz"
+    for policy in (STRICT, WELL_FORMED, IDENTIFIER, ALL_REFUSED):
+        want = _oracle(data, policy)
+        assert list(iter_violations(data, policy)) == want
+        assert find_violation(bytearray(data), policy) == (want[0] if want else None)
+        assert repair(memoryview(data), policy) == reference.repair(data, policy)
+
+
+def _stream(data: bytes, size: int) -> None:
+    validator = IncrementalValidator()
+    for at in range(0, len(data), size):
+        validator.feed(data[at : at + size])
+    validator.finish()
+
+
+def test_stream_matches_one_shot(implementation: str) -> None:
+    data = ("κόσμε " * 20).encode() + "\ufdd0".encode() + b"tail"
+    for size in (1, 3, 64, 100):
+        with pytest.raises(utf8guard.Utf8Error) as caught:
+            _stream(data, size)
+        assert caught.value.violation == find_violation(data)
+
+
+def test_kuhn_stress_test_matches_reference(implementation: str) -> None:
+    corpus = Path(
+        os.environ.get("UTF8GUARD_CORPUS", ROOT / "../shared/corpus/UTF-8-test.txt")
+    )
+    if not corpus.is_file():  # pragma: no cover - depends on the checkout
+        pytest.skip(f"Kuhn's stress test not found at {corpus} (UTF8GUARD_CORPUS)")
+    data = corpus.read_bytes()
+    for policy in (STRICT, WELL_FORMED, IDENTIFIER, ALL_REFUSED):
+        assert list(iter_violations(data, policy)) == _oracle(data, policy)
+
+
+# --- the compiled scanner on every instruction set ---------------------------------
+
+
+@speedups_only
+def test_every_code_point_is_refused_exactly_by_its_set(all_isas: list[str]) -> None:
+    """Each allow_* flag alone, over all 1,112,064 scalar values in one buffer."""
+    assert _built is not None
+    points = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
+    data = "".join(map(chr, points)).encode()
+    offsets = [0]
+    for cp in points:
+        offsets.append(offsets[-1] + len(chr(cp).encode()))
+
+    def span(cp: int) -> tuple[int, int]:
+        index = cp - 0x800 if cp > 0xDFFF else cp  # points skips the surrogates
+        return offsets[index], offsets[index + 1]
+
+    for bit in range(len(fuzz_accel.FLAGS)):
+        policy = POLICIES[1 << bit]
+        ((kind, ranges),) = refused_ranges(policy)
+        want = [
+            Violation(kind, *span(cp)) for lo, hi in ranges for cp in range(lo, hi + 1)
+        ]
+        for isa in all_isas:
+            _built.set_isa(isa)
+            got = fuzz_accel.walk(_built.first_violation, data, 0, policy)
+            assert got == want, (isa, kind)
+
+
+@speedups_only
+def test_every_two_byte_prefix_matches_reference(all_isas: list[str]) -> None:
+    """Every non-ASCII lead, then each edge of the second-byte ranges of Table 3-7,
+    then continuations, across a 64-byte block line."""
+    seconds = (0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xFF)
+    for lead, second in product(range(0x80, 0x100), seconds):
+        data = b"a" * 62 + bytes([lead, second]) + b"\x80\x80a"
+        _each_isa(data, STRICT, all_isas)
+
+
+@speedups_only
+@pytest.mark.parametrize("needle", NEEDLES, ids=lambda n: n.hex())
+def test_needle_at_every_offset_around_block_lines(
+    all_isas: list[str], needle: bytes
+) -> None:
+    """Every offset within 4 bytes of a 16-byte line, up to the end of a 2nd block."""
+    offsets = sorted(
+        {max(line + d, 0) for line in range(0, 141, 16) for d in range(-4, 5)}
+    )
+    for filler in fuzz_accel_boundaries.FILLERS:
+        for offset in offsets:
+            data = fuzz_accel_boundaries.build(filler, 140, offset, needle)
+            for policy in (STRICT, ALL_REFUSED):
+                _each_isa(data, policy, all_isas)
+
+
+@speedups_only
+def test_every_length_up_to_two_blocks(all_isas: list[str]) -> None:
+    """Inputs of every length 0..128, ending anywhere inside a character."""
+    for filler in fuzz_accel_boundaries.FILLERS:
+        for length in range(129):
+            data = fuzz_accel_boundaries.build(filler, length, 0, b"")
+            for policy in (STRICT, ALL_REFUSED):
+                _each_isa(data, policy, all_isas)
+
+
+@speedups_only
+def test_flagged_block_resumes_the_filter(all_isas: list[str]) -> None:
+    """A false alarm (allowed U+1FFE ends in BF BE) then a real error blocks later."""
+    data = ("\u1ffe" + "é" * 40).encode() * 3 + b"x" * 100 + b"\xc0"
+    _each_isa(data, STRICT, all_isas)
+    ascii_after_lead = b"b" * 63 + b"\xe2" + b"a" * 64
+    _each_isa(ascii_after_lead, STRICT, all_isas)
+
+
+@speedups_only
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=40).map(str.encode),
+            st.sampled_from(NEEDLES),
+            st.binary(max_size=4),
+        ),
+        max_size=12,
+    ),
+    st.sampled_from(POLICIES),
+)
+def test_near_valid_input_matches_reference(parts: list[bytes], policy: Policy) -> None:
+    assert _built is not None
+    saved = _built.isa()
+    try:
+        _each_isa(b"".join(parts), policy, _built.supported_isas())
+    finally:
+        _built.set_isa(saved)
+
+
+@speedups_only
+@pytest.mark.parametrize(("start", "end"), [(0, 5), (1, 5), (3, 9), (9, 9), (5, 10)])
+def test_range_is_honoured_and_its_end_ends_the_input(start: int, end: int) -> None:
+    assert _built is not None
+    data = b"ab\xe2\x82\xac\xf0\x9f\x98\x80c"
+    for policy in (STRICT, ALL_REFUSED):
+        want = _oracle(data[start:end], policy)
+        got = _built.first_violation(data, start, end, policy)
+        expected = (
+            Violation(want[0].kind, want[0].start + start, want[0].end + start)
+            if want
+            else None
+        )
+        assert got == expected
+
+
+@speedups_only
+def test_buffers_are_read_in_place() -> None:
+    assert _built is not None
+    data = b"x" * 70 + "\uffff".encode()
+    found = Violation(Kind.NONCHARACTER, 70, 73)
+    for buf in (data, bytearray(data), memoryview(data), memoryview(bytearray(data))):
+        assert _built.first_violation(buf, 0, len(data), STRICT) == found
+    window = memoryview(b"??" + data)[2:]
+    assert _built.first_violation(window, 0, len(data), STRICT) == found
+
+
+@speedups_only
+def test_large_input_scans_without_the_gil() -> None:
+    """Above 32 KiB the scan runs with the GIL released; threads see their results."""
+    assert _built is not None
+    data = ("ж" * 40000).encode() + b"\xed\xa0\x80"
+    results: list[Violation | None] = []
+
+    def work() -> None:
+        results.append(_built.first_violation(data, 0, len(data), STRICT))
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [Violation(Kind.SURROGATE, 80000, 80001)] * 3
+
+
+@speedups_only
+def test_policy_changes_between_calls_are_seen() -> None:
+    """The last policy's flags are cached by identity; another policy recomputes."""
+    assert _built is not None
+    data = "\ufffe".encode()
+    for _ in range(2):
+        assert _built.first_violation(data, 0, 3, WELL_FORMED) is None
+        assert _built.first_violation(data, 0, 3, STRICT) is not None
+
+
+@speedups_only
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        ((b"abc", 0, 4, STRICT), ValueError),
+        ((b"abc", -1, 2, STRICT), ValueError),
+        ((b"abc", 2, 1, STRICT), ValueError),
+        ((b"abc", 0, 3), TypeError),
+        (("abc", 0, 3, STRICT), TypeError),
+        ((b"abc", "0", 3, STRICT), TypeError),
+        ((b"abc", 0, None, STRICT), TypeError),
+        ((b"abc", 0, 3, object()), AttributeError),
+    ],
+)
+def test_bad_arguments_raise(args: tuple[object, ...], error: type[Exception]) -> None:
+    assert _built is not None
+    with pytest.raises(error):
+        _built.first_violation(*args)  # type: ignore[arg-type]  # deliberately wrong
+
+
+@speedups_only
+def test_policy_flags_must_be_truth_testable() -> None:
+    assert _built is not None
+
+    class Opaque:
+        def __bool__(self) -> bool:
+            raise RuntimeError("no truth value")
+
+    class Odd:
+        allow_noncharacters = Opaque()
+
+    with pytest.raises(RuntimeError, match="no truth value"):
+        _built.first_violation(b"a", 0, 1, Odd())  # type: ignore[arg-type]  # duck
+
+
+@speedups_only
+def test_instruction_sets_can_be_listed_and_chosen(all_isas: list[str]) -> None:
+    assert _built is not None
+    assert all_isas[0] == "scalar"
+    assert _built.isa() in all_isas
+    for isa in all_isas:
+        _built.set_isa(isa)
+        assert _built.isa() == isa
+    with pytest.raises(ValueError, match="not supported"):
+        _built.set_isa("neon-on-a-toaster")
+    with pytest.raises(TypeError):
+        _built.set_isa(3)  # type: ignore[arg-type]  # deliberately wrong
+
+
+# --- the fuzz corpora replay without atheris ----------------------------------------
+
+CORPORA: Final = {
+    "accel": fuzz_accel.check,
+    "accel_boundaries": fuzz_accel_boundaries.check,
+}
+
+
+def _corpus_files() -> list[tuple[str, Path]]:
+    return [
+        (name, path)
+        for name in CORPORA
+        for path in sorted((ROOT / "fuzz" / "corpus" / name).glob("*"))
+    ]
+
+
+@speedups_only
+@pytest.mark.parametrize(
+    ("harness", "path"), _corpus_files(), ids=lambda v: getattr(v, "name", v)
+)
+def test_fuzz_corpus_replays(harness: str, path: Path) -> None:
+    CORPORA[harness](path.read_bytes())
+
+
+def test_corpora_are_not_empty() -> None:
+    assert {name for name, _ in _corpus_files()} == set(CORPORA)
