@@ -207,7 +207,8 @@ def find_violation(data: BytesLike, policy: Policy = STRICT) -> Violation | None
     """
     buf = as_buffer(data)
     if (
-        isinstance(buf, bytes | bytearray)
+        _compiled is None  # the compiled scan beats isascii() on ASCII
+        and isinstance(buf, bytes | bytearray)
         and buf.isascii()
         and plan_for(policy).ascii_clean
     ):
@@ -244,6 +245,8 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
     Raises:
         TypeError: ``data`` is not bytes, bytearray or memoryview.
     """
+    if _compiled is not None and type(data) is bytes:
+        return _compiled(data, 0, len(data), policy) is None
     if type(data) is not bytes or len(data) > CHUNK_BYTES:
         return find_violation(data, policy) is None
     # Small bytes, the common case: first_violation's checks on one chunk, inlined,
