@@ -15,7 +15,7 @@ from ._scan import (
     iter_violations,
     validate,
 )
-from ._stream import IncrementalValidator
+from ._stream import IncrementalValidator, iter_stream_violations, repair_stream
 from ._violation import Kind, Utf8Error, Violation
 
 __version__ = "0.1.0"
@@ -34,7 +34,9 @@ __all__ = [
     "decode",
     "find_violation",
     "is_valid",
+    "iter_stream_violations",
     "iter_violations",
     "repair",
+    "repair_stream",
     "validate",
 ]

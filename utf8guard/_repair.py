@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Final
 
 from ._policy import STRICT, Policy
-from ._scan import BytesLike, as_buffer, iter_violations
+from ._scan import BytesLike, as_buffer, iter_range
 
-__all__ = ["repair"]
+__all__ = ["repair", "repaired_parts"]
 
 #: U+FFFD REPLACEMENT CHARACTER in UTF-8.
 REPLACEMENT: Final = "\ufffd".encode()
+
+
+def repaired_parts(
+    buf: BytesLike, start: int, end: int, policy: Policy
+) -> Iterator[bytes]:
+    """``buf[start:end]`` repaired, as the valid runs and replacements in order."""
+    pos = start
+    for violation in iter_range(buf, start, end, policy):
+        yield bytes(buf[pos : violation.start])
+        yield REPLACEMENT
+        pos = violation.end
+    yield bytes(buf[pos:end])
 
 
 def repair(data: BytesLike, policy: Policy = STRICT) -> bytes:
@@ -30,12 +43,4 @@ def repair(data: BytesLike, policy: Policy = STRICT) -> bytes:
         TypeError: ``data`` is not bytes, bytearray or memoryview.
     """
     buf = as_buffer(data)
-    parts: list[bytes] = []
-    pos = 0
-    for violation in iter_violations(buf, policy):
-        parts += (bytes(buf[pos : violation.start]), REPLACEMENT)
-        pos = violation.end
-    if not parts:
-        return bytes(buf)
-    parts.append(bytes(buf[pos:]))
-    return b"".join(parts)
+    return b"".join(repaired_parts(buf, 0, len(buf), policy))

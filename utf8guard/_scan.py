@@ -24,6 +24,7 @@ __all__ = [
     "first_violation",
     "is_continuation",
     "is_valid",
+    "iter_range",
     "iter_violations",
     "safe_cut",
     "validate",
@@ -158,6 +159,16 @@ def find_violation(data: BytesLike, policy: Policy = STRICT) -> Violation | None
     return first_violation(buf, 0, len(buf), policy)
 
 
+def iter_range(
+    buf: BytesLike, start: int, end: int, policy: Policy
+) -> Iterator[Violation]:
+    """Every violation in ``buf[start:end]``, resuming after the end of each."""
+    pos, window = start, CHUNK_BYTES
+    while (found := first_violation(buf, pos, end, policy, window)) is not None:
+        yield found
+        pos, window = found.end, RESUME_BYTES
+
+
 def iter_violations(data: BytesLike, policy: Policy = STRICT) -> Iterator[Violation]:
     """Yield every violation in order, resuming after the end of each.
 
@@ -165,10 +176,7 @@ def iter_violations(data: BytesLike, policy: Policy = STRICT) -> Iterator[Violat
         TypeError: ``data`` is not bytes, bytearray or memoryview.
     """
     buf = as_buffer(data)
-    pos, window = 0, CHUNK_BYTES
-    while (found := first_violation(buf, pos, len(buf), policy, window)) is not None:
-        yield found
-        pos, window = found.end, RESUME_BYTES
+    return iter_range(buf, 0, len(buf), policy)
 
 
 def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:

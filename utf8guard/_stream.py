@@ -1,19 +1,88 @@
-"""IncrementalValidator: validate a stream split at any byte, carrying at most 3."""
+"""Streams split at any byte: validation, every violation, and repair.
+
+IncrementalValidator, iter_stream_violations and repair_stream cut the stream into
+segments that no sequence or maximal subpart spans, carrying at most 3 bytes of an
+unfinished sequence between chunks, and check each segment with the one-shot code,
+shifting offsets to absolute stream positions.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from ._policy import STRICT, Policy
+from ._repair import repaired_parts
 from ._scan import (
     MAX_SEQUENCE_BYTES,
     BytesLike,
     as_buffer,
     first_violation,
     is_continuation,
+    iter_range,
 )
 from ._tables import LEADS
 from ._violation import Utf8Error, Violation
 
-__all__ = ["IncrementalValidator"]
+__all__ = ["IncrementalValidator", "iter_stream_violations", "repair_stream"]
+
+#: ``(buf, start, end, base)``: check ``buf[start:end]``; byte ``i`` is at ``base + i``.
+Segment = tuple[BytesLike, int, int, int]
+
+
+class _Splitter:
+    """Cut chunks into segments at positions no span crosses; hold at most 3 bytes."""
+
+    def __init__(self) -> None:
+        self.pending = b""
+        self.offset = 0  # stream offset of the next byte not yet handed out
+
+    def push(self, chunk: BytesLike) -> Iterator[Segment]:
+        buf = as_buffer(chunk)
+        rest = 0
+        if self.pending:
+            joined, rest = self._complete(buf)
+            if joined is None:
+                return
+            yield joined, 0, len(joined), self.offset
+            self.offset += len(joined)
+        carry = self._unfinished_tail(buf, rest)
+        yield buf, rest, carry, self.offset - rest
+        self.offset += carry - rest
+        self.pending = bytes(buf[carry:])
+
+    def flush(self) -> Segment:
+        pending, self.pending = self.pending, b""
+        self.offset += len(pending)
+        return pending, 0, len(pending), self.offset - len(pending)
+
+    def _complete(self, buf: BytesLike) -> tuple[bytes | None, int]:
+        """Extend the held sequence with the continuation bytes that start ``buf``.
+
+        Returns the finished (or broken) sequence and how much of ``buf`` it took, or
+        ``(None, len(buf))`` when ``buf`` ended before the sequence did.
+        """
+        need = LEADS[self.pending[0]].length - len(self.pending)
+        taken = 0
+        while taken < min(need, len(buf)) and is_continuation(buf[taken]):
+            taken += 1
+        joined = self.pending + bytes(buf[:taken])
+        if taken < need and taken == len(buf):
+            self.pending = joined
+            return None, taken
+        self.pending = b""
+        return joined, taken
+
+    @staticmethod
+    def _unfinished_tail(buf: BytesLike, start: int) -> int:
+        """Where a trailing unfinished sequence begins, else ``len(buf)``."""
+        end = len(buf)
+        for pos in range(end - 1, max(end - MAX_SEQUENCE_BYTES, start - 1), -1):
+            length = LEADS[buf[pos]].length
+            if length > 1:
+                return pos if end - pos < length else end
+            if not is_continuation(buf[pos]):
+                return end
+        return end
 
 
 class IncrementalValidator:
@@ -36,14 +105,13 @@ class IncrementalValidator:
         if not isinstance(policy, Policy):
             raise TypeError(f"policy must be a Policy, not {type(policy).__name__}")
         self._policy = policy
-        self._pending = b""
-        self._offset = 0  # stream offset of _pending[0]
+        self._splitter = _Splitter()
         self._error: Utf8Error | None = None
 
     @property
     def position(self) -> int:
         """Bytes of the stream checked so far (not the held unfinished sequence)."""
-        return self._offset
+        return self._splitter.offset
 
     def feed(self, chunk: BytesLike) -> None:
         """Check the next chunk of the stream.
@@ -52,17 +120,9 @@ class IncrementalValidator:
             Utf8Error: the stream so far has a violation.
             TypeError: ``chunk`` is not bytes, bytearray or memoryview.
         """
-        buf = as_buffer(chunk)
         self._raise_if_failed()
-        rest = 0
-        if self._pending:
-            rest = self._complete_pending(buf)
-            if self._pending:
-                return
-        carry = self._unfinished_tail(buf, rest)
-        self._check(buf, rest, carry, self._offset - rest)
-        self._pending = bytes(buf[carry:])
-        self._offset += carry - rest
+        for segment in self._splitter.push(chunk):
+            self._check(segment)
 
     def finish(self) -> None:
         """Declare the end of the stream: a held unfinished sequence is truncated.
@@ -71,43 +131,60 @@ class IncrementalValidator:
             Utf8Error: the stream has a violation.
         """
         self._raise_if_failed()
-        pending, self._pending = self._pending, b""
-        self._check(pending, 0, len(pending), self._offset)
-        self._offset += len(pending)
+        self._check(self._splitter.flush())
 
-    def _complete_pending(self, buf: BytesLike) -> int:
-        """Join held bytes with the start of ``buf``; return how much of it was used."""
-        need = LEADS[self._pending[0]].length - len(self._pending)
-        joined = self._pending + bytes(buf[:need])
-        if len(joined) < LEADS[joined[0]].length and all(
-            map(is_continuation, joined[1:])
-        ):
-            self._pending = joined  # still unfinished: the chunk was tiny
-            return len(buf)
-        self._pending = b""
-        self._check(joined, 0, len(joined), self._offset)
-        self._offset += len(joined)
-        return need if need <= len(buf) else len(buf)
-
-    @staticmethod
-    def _unfinished_tail(buf: BytesLike, start: int) -> int:
-        """Where a trailing unfinished sequence begins, else ``len(buf)``."""
-        end = len(buf)
-        for pos in range(end - 1, max(end - MAX_SEQUENCE_BYTES, start - 1), -1):
-            if LEADS[buf[pos]].length > 1:
-                return pos if end - pos < LEADS[buf[pos]].length else end
-            if not is_continuation(buf[pos]):
-                return end
-        return end
-
-    def _check(self, buf: BytesLike, start: int, end: int, base: int) -> None:
-        """Validate ``buf[start:end]``; byte ``i`` is at stream offset ``base + i``."""
+    def _check(self, segment: Segment) -> None:
+        buf, start, end, base = segment
         found = first_violation(buf, start, end, self._policy)
         if found is not None:
             shifted = Violation(found.kind, base + found.start, base + found.end)
             self._error = Utf8Error(shifted, bytes(buf[found.start : found.end]))
-            self._raise_if_failed()
+        self._raise_if_failed()
 
     def _raise_if_failed(self) -> None:
         if self._error is not None:
             raise self._error
+
+
+def _segments(chunks: Iterable[BytesLike]) -> Iterator[Segment]:
+    splitter = _Splitter()
+    for chunk in chunks:
+        yield from splitter.push(chunk)
+    yield splitter.flush()
+
+
+def iter_stream_violations(
+    chunks: Iterable[BytesLike], policy: Policy = STRICT
+) -> Iterator[Violation]:
+    """Yield every violation in a stream of chunks, with absolute stream offsets.
+
+    The result is what :func:`~utf8guard.iter_violations` gives for the joined stream,
+    whatever the chunking, holding at most 3 bytes beyond the chunk in hand.
+
+    >>> chunks = [b"ok \\xe2\\x82", b"\\xac \\xc0"]
+    >>> [(str(v.kind), v.start) for v in iter_stream_violations(chunks)]
+    [('overlong', 7)]
+
+    Raises:
+        TypeError: a chunk is not bytes, bytearray or memoryview.
+    """
+    for buf, start, end, base in _segments(chunks):
+        for found in iter_range(buf, start, end, policy):
+            yield Violation(found.kind, base + found.start, base + found.end)
+
+
+def repair_stream(
+    chunks: Iterable[BytesLike], policy: Policy = STRICT
+) -> Iterator[bytes]:
+    """Yield the repaired stream piece by piece: :func:`~utf8guard.repair` for streams.
+
+    Joining the pieces gives ``repair`` of the joined input, whatever the chunking.
+
+    >>> b"".join(repair_stream([b"a\\xe2\\x82", b"\\xac\\xed\\xa0", b"\\x80"]))
+    b'a\\xe2\\x82\\xac\\xef\\xbf\\xbd\\xef\\xbf\\xbd\\xef\\xbf\\xbd'
+
+    Raises:
+        TypeError: a chunk is not bytes, bytearray or memoryview.
+    """
+    for buf, start, end, _ in _segments(chunks):
+        yield from repaired_parts(buf, start, end, policy)
