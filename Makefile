@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORPUS ?= $(or $(UTF8GUARD_CORPUS),../shared/corpus/UTF-8-test.txt)
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit fuzz-smoke fuzz bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,10 +29,29 @@ typecheck: $(VENV)/.installed
 unit: $(VENV)/.installed
 	$(BIN)/pytest --cov --cov-report=term-missing:skip-covered
 
-test: lint typecheck unit
+# atheris has wheels for CPython on x86_64 Linux only: where it cannot install, say so
+# and let `python -m fuzz run --allow-missing` skip the fuzzing (the replay tests ran).
+$(VENV)/.fuzz-installed: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[fuzz]' && touch $@ || \
+	  echo "fuzz: atheris could not be installed here; the fuzz smoke run will be skipped"
+
+# Every target briefly (about 2 minutes in all): part of `make test`, so CI fuzzes each
+# submission. Findings go to fuzz/artifacts/ and fail the run.
+FUZZ_SMOKE_SECONDS ?= 35
+fuzz-smoke: $(VENV)/.fuzz-installed
+	$(BIN)/python -m fuzz run --allow-missing --time $(FUZZ_SMOKE_SECONDS)
+
+# A longer local run: `make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS=validate`.
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?=
+fuzz: $(VENV)/.fuzz-installed
+	$(BIN)/python -m fuzz run --time $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+test: lint typecheck unit fuzz-smoke
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.bench_core
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .coverage
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .coverage \
+	  fuzz/artifacts

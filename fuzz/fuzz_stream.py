@@ -1,6 +1,8 @@
-"""Streaming: chunked validation reports exactly what one-shot validation reports.
+"""Streaming: chunked validation and repair give exactly the one-shot results.
 
-Invariant: the input cut into fuzzer-chosen chunks (empty ones included) and fed to
+Invariant: for the input cut into fuzzer-chosen chunks (empty ones included),
+``iter_stream_violations`` yields exactly ``utf8guard.reference``'s violations with
+absolute offsets, ``repair_stream``'s pieces join to ``reference.repair``, and
 ``IncrementalValidator`` raises ``Utf8Error`` for exactly the first violation of
 ``utf8guard.reference`` over the whole input, with absolute offsets, never for bytes
 not yet fed, and never holds more than 3 unchecked bytes; after a violation every call
@@ -15,10 +17,19 @@ the stream.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from itertools import cycle
 from typing import Final
 
-from utf8guard import IncrementalValidator, Policy, Utf8Error, Violation, reference
+from utf8guard import (
+    IncrementalValidator,
+    Policy,
+    Utf8Error,
+    Violation,
+    iter_stream_violations,
+    reference,
+    repair_stream,
+)
 
 from ._common import mismatch, policy_of, run_atheris, split, wrap
 
@@ -56,7 +67,7 @@ def _fail_closed(
     validator: IncrementalValidator, payload: bytes, policy: Policy, error: Utf8Error
 ) -> None:
     """After ``error``, both ``feed`` and ``finish`` raise it again."""
-    for call in (lambda: validator.feed(b"a"), validator.finish):
+    for call in (partial(validator.feed, b"a"), validator.finish):
         try:
             call()
         except Utf8Error as again:
@@ -66,10 +77,33 @@ def _fail_closed(
             mismatch("accepted input after a violation", payload, policy)
 
 
+def _check_iterators(
+    selector: int, lengths: bytes, payload: bytes, policy: Policy
+) -> None:
+    """``iter_stream_violations`` and ``repair_stream`` match the reference."""
+    chunks = [wrap(chunk, selector) for chunk in chunked(payload, lengths)]
+    found = list(iter_stream_violations(chunks, policy))
+    expected = list(reference.iter_violations(payload, policy))
+    if found != expected:
+        mismatch(
+            "iter_stream_violations", payload, policy, chunked=found, reference=expected
+        )
+    repaired = b"".join(repair_stream(chunks, policy))
+    if repaired != reference.repair(payload, policy):
+        mismatch(
+            "repair_stream",
+            payload,
+            policy,
+            chunked=repaired,
+            reference=reference.repair(payload, policy),
+        )
+
+
 def check(data: bytes) -> None:
-    """Fail with AssertionError when chunked and one-shot validation disagree."""
+    """Fail with AssertionError when chunked and one-shot results disagree."""
     selector, lengths, payload = _parse(data)
     policy = policy_of(selector)
+    _check_iterators(selector, lengths, payload, policy)
     expected = reference.find_violation(payload, policy)
     validator = IncrementalValidator(policy)
     fed = seen = 0

@@ -67,9 +67,7 @@ def _check_raising(
                     expected=first,
                 )
             snippet = payload[first.start : first.end][:8].hex(" ")
-            text = (
-                f"{first.kind.value} at bytes [{first.start}, {first.end}): {snippet}"
-            )
+            text = f"{first.kind!s} at bytes [{first.start}, {first.end}): {snippet}"
             if str(exc) != text:
                 mismatch("message", payload, policy, message=str(exc), expected=text)
         else:
@@ -115,14 +113,16 @@ def check(data: bytes) -> None:
             fast=fast,
         )
     first = fast[0] if fast else None
-    if find_violation(buf, policy) != first or is_valid(buf, policy) != (first is None):
+    found, valid = find_violation(buf, policy), is_valid(buf, policy)
+    oracle_valid = reference.is_valid(payload, policy)
+    if found != first or valid != (first is None) or valid != oracle_valid:
         mismatch(
             "find_violation/is_valid",
             payload,
             policy,
-            found=find_violation(buf, policy),
-            valid=is_valid(buf, policy),
-            expected=first,
+            found=found,
+            valid=valid,
+            first=first,
         )
     _check_raising(buf, payload, policy, first)
 

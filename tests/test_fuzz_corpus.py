@@ -1,0 +1,216 @@
+"""The fuzz harnesses without atheris: every corpus file passes, planted bugs fail.
+
+Each seed (and each finding once added to ``fuzz/corpus/``) is replayed through its
+target's ``check`` on every test run. The planted-bug cases patch a broken behaviour
+into the product for one test and assert that the harness catches it on the seeds:
+a harness that cannot fail proves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+import utf8guard
+from fuzz import _common, _cpython, fuzz_stream
+from fuzz.run import SEEDS, targets
+from utf8guard import (
+    IDENTIFIER,
+    STRICT,
+    WELL_FORMED,
+    Kind,
+    Policy,
+    Violation,
+    _repair,
+    _scan,
+    _stream,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECKS: dict[str, Callable[[bytes], None]] = {
+    name: import_module(module).check for name, module in targets().items()
+}
+CORPUS = [(name, path) for name in CHECKS for path in sorted((SEEDS / name).iterdir())]
+# Header bytes giving STRICT over plain bytes; for stream, 7-byte chunks.
+STRICT_HEADERS = {"validate": b"\x00\x00", "stream": b"\x00\x01\x07", "repair": b"\x00"}
+
+
+@pytest.fixture
+def kuhn() -> bytes:
+    """Markus Kuhn's UTF-8 stress test, where the shared corpus is checked out."""
+    path = Path(
+        os.environ.get("UTF8GUARD_CORPUS", ROOT / "../shared/corpus/UTF-8-test.txt")
+    )
+    if not path.is_file():
+        pytest.skip(f"Kuhn's UTF-8-test.txt not found at {path} (UTF8GUARD_CORPUS)")
+    return path.read_bytes()
+
+
+def test_every_target_has_seeds() -> None:
+    assert set(CHECKS) == {"validate", "stream", "repair"}
+    for name in CHECKS:
+        assert len(list((SEEDS / name).iterdir())) >= 20, name
+
+
+@pytest.mark.parametrize(
+    ("target", "path"), CORPUS, ids=[f"{t}-{p.name}" for t, p in CORPUS]
+)
+def test_corpus_file_passes(target: str, path: Path) -> None:
+    CHECKS[target](path.read_bytes())
+
+
+@pytest.mark.parametrize("target", sorted(STRICT_HEADERS))
+def test_kuhn_stress_test_passes(target: str, kuhn: bytes) -> None:
+    CHECKS[target](STRICT_HEADERS[target] + kuhn)
+
+
+def test_policy_byte_names_the_policies() -> None:
+    assert _common.policy_of(0x00) == STRICT
+    assert _common.policy_of(0x01) == WELL_FORMED
+    assert _common.policy_of(0x0E) == IDENTIFIER
+    assert _common.policy_of(0xC0) is _common.policy_of(0x00)
+    everything_refused = _common.policy_of(0x3E)
+    assert not any(getattr(everything_refused, f) for f in _common.POLICY_FLAGS)
+
+
+def test_buffer_types() -> None:
+    kinds = [type(_common.wrap(b"ab", selector)) for selector in (0, 64, 128)]
+    assert kinds == [bytes, bytearray, memoryview]
+    view = _common.wrap(b"ab", 192)
+    assert isinstance(view, memoryview)
+    assert view.format == "c"
+
+
+def test_short_input_gets_a_zero_header() -> None:
+    assert _common.split(b"\x01", 3) == (b"\x01\x00\x00", b"")
+
+
+def test_chunked() -> None:
+    assert list(fuzz_stream.chunked(b"abcdef", b"\x01\x02")) == [
+        b"a",
+        b"bc",
+        b"d",
+        b"ef",
+    ]
+    assert list(fuzz_stream.chunked(b"abc", b"\x00\x00")) == [b"", b"", b"abc"]
+    assert list(fuzz_stream.chunked(b"", b"\x05")) == []
+
+
+def test_cpython_oracle_names_refused_code_points() -> None:
+    data = b"\x00\x1b\xe2\x80\x8e\xef\xbb\xbf\xee\x80\x80\xef\xb7\x90\xc0"
+    assert _cpython.violations(data, Policy(allow_noncharacters=True)) == [
+        (14, 15, None)
+    ]
+    refused = _common.policy_of(0x3E)
+    kinds = [kind for _, _, kind in _cpython.violations(data, refused)]
+    assert kinds == [
+        Kind.NUL,
+        Kind.CONTROL,
+        Kind.BIDI_CONTROL,
+        Kind.BOM,
+        Kind.PRIVATE_USE,
+        Kind.NONCHARACTER,
+        None,
+    ]
+
+
+def test_cpython_oracle_handler_is_for_decoding_only() -> None:
+    with pytest.raises(UnicodeEncodeError):
+        "\udc80".encode("utf-8", "utf8guard-fuzz-mark")
+
+
+# Planted bugs: (target, what the harness must report, patcher).
+Patch = Callable[[pytest.MonkeyPatch], None]
+
+
+def _accept_surrogates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scanner stops at a surrogate as if ``ED A0 80`` were fine."""
+    real = _scan.first_violation
+
+    def broken(*args: object, **kwargs: object) -> Violation | None:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]  # same signature
+        return None if found and found.kind is Kind.SURROGATE else found
+
+    monkeypatch.setattr(_scan, "first_violation", broken)
+    monkeypatch.setattr(_stream, "first_violation", broken)
+
+
+def _forget_the_carry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sequence split across chunks is checked as two truncated halves."""
+    monkeypatch.setattr(
+        _stream._Splitter, "_unfinished_tail", staticmethod(lambda buf, start: len(buf))
+    )
+
+
+def _wrong_replacement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """repair writes '?' instead of U+FFFD."""
+    monkeypatch.setattr(_repair, "REPLACEMENT", b"?")
+
+
+def _off_by_one_offsets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The streaming validator reports spans one byte late."""
+    real = _stream.IncrementalValidator._check
+
+    def broken(self: _stream.IncrementalValidator, segment: _stream.Segment) -> None:
+        buf, start, end, base = segment
+        real(self, (buf, start, end, base + 1))
+
+    monkeypatch.setattr(_stream.IncrementalValidator, "_check", broken)
+
+
+def _decode_ignores_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """decode skips validation: refused code points come back decoded."""
+    monkeypatch.setattr(
+        import_module("fuzz.fuzz_validate"),
+        "decode",
+        lambda data, policy: bytes(data).decode(errors="replace"),
+    )
+
+
+def _validate_wrong_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Utf8Error messages lose their hex snippet."""
+    real = utf8guard.Utf8Error.__init__
+
+    def broken(self: utf8guard.Utf8Error, violation: Violation, data: object) -> None:
+        real(self, violation)
+
+    monkeypatch.setattr(utf8guard.Utf8Error, "__init__", broken)
+
+
+PLANTED: dict[str, tuple[str, str, Patch]] = {
+    "accepts-ed-a0-80": ("validate", "ed a0 80", _accept_surrogates),
+    "stream-accepts-ed-a0-80": ("stream", "ed a0 80", _accept_surrogates),
+    "repair-accepts-ed-a0-80": ("repair", "ed a0 80", _accept_surrogates),
+    "stream-forgets-carry": ("stream", "chunked", _forget_the_carry),
+    "stream-offsets-off-by-one": ("stream", "chunked != one-shot", _off_by_one_offsets),
+    "repair-writes-question-mark": (
+        "repair",
+        "repair != reference",
+        _wrong_replacement,
+    ),
+    "decode-skips-validation": ("validate", "did not raise", _decode_ignores_policy),
+    "message-without-hex": ("validate", "message", _validate_wrong_message),
+}
+
+
+def _failures(target: str) -> Iterator[str]:
+    for name, path in CORPUS:
+        if name == target:
+            try:
+                CHECKS[target](path.read_bytes())
+            except AssertionError as exc:
+                yield str(exc)
+
+
+@pytest.mark.parametrize("bug", sorted(PLANTED))
+def test_harness_catches_planted_bug(bug: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    target, expected, plant = PLANTED[bug]
+    plant(monkeypatch)
+    failures = list(_failures(target))
+    assert failures, f"{target} harness passed every seed with {bug} planted"
+    assert any(expected in message for message in failures), failures[0]
+    assert all("input (" in message for message in failures)
