@@ -49,10 +49,9 @@ def chunked(payload: bytes, lengths: bytes) -> Iterator[bytes]:
         yield from (b"" for _ in lengths)
         yield payload
         return
-    pos = 0
-    for length in cycle(lengths):
-        if pos >= len(payload):
-            return
+    pos, turns = 0, cycle(lengths)
+    while pos < len(payload):
+        length = next(turns)
         yield payload[pos : pos + length]
         pos += length
 

@@ -54,13 +54,13 @@ def _check_raising(
     buf: BytesLike, payload: bytes, policy: Policy, first: Violation | None
 ) -> None:
     """``validate`` and ``decode`` raise exactly for ``first``, with its message."""
-    for call in (validate, decode):
+    for name, call in (("validate", validate), ("decode", decode)):
         try:
             result = call(buf, policy)
         except Utf8Error as exc:
             if first is None or exc.violation != first:
                 mismatch(
-                    f"{call.__name__} raised",
+                    f"{name} raised",
                     payload,
                     policy,
                     raised=exc.violation,
@@ -72,10 +72,8 @@ def _check_raising(
                 mismatch("message", payload, policy, message=str(exc), expected=text)
         else:
             if first is not None:
-                mismatch(
-                    f"{call.__name__} did not raise", payload, policy, expected=first
-                )
-            if call is decode and result != payload.decode():
+                mismatch(f"{name} did not raise", payload, policy, expected=first)
+            if name == "decode" and result != payload.decode():
                 mismatch("decode", payload, policy, decoded=result)
 
 

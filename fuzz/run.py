@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["Stats", "main", "parse_log", "targets"]
+__all__ = ["Stats", "atheris_installed", "main", "parse_log", "targets"]
 
 FUZZ_DIR: Final = Path(__file__).resolve().parent
 ROOT: Final = FUZZ_DIR.parent
@@ -146,8 +146,12 @@ def _fuzz_one(name: str, module: str, seconds: int, extra: Sequence[str]) -> boo
     return code == 0 and not new
 
 
+def atheris_installed() -> bool:
+    return importlib.util.find_spec("atheris") is not None
+
+
 def _run(args: argparse.Namespace) -> int:
-    if importlib.util.find_spec("atheris") is None:
+    if not atheris_installed():
         print(ATHERIS_MISSING.format(version=sys.version.split()[0]))
         if args.allow_missing:
             print("fuzz: SKIPPED (no atheris); the corpus replay tests still run")

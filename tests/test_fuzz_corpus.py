@@ -28,6 +28,7 @@ from utf8guard import (
     _repair,
     _scan,
     _stream,
+    reference,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,9 +147,22 @@ def _forget_the_carry(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def _wrong_replacement(monkeypatch: pytest.MonkeyPatch) -> None:
-    """repair writes '?' instead of U+FFFD."""
-    monkeypatch.setattr(_repair, "REPLACEMENT", b"?")
+def _replacement(replacement: bytes) -> Patch:
+    """repair writes ``replacement`` instead of one U+FFFD."""
+
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(_repair, "REPLACEMENT", replacement)
+
+    return plant
+
+
+def _in_harness(target: str, name: str, fake: Callable[..., object]) -> Patch:
+    """Replace the product function ``name`` as the harness module sees it."""
+
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(import_module(f"fuzz.fuzz_{target}"), name, fake)
+
+    return plant
 
 
 def _off_by_one_offsets(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -162,13 +176,47 @@ def _off_by_one_offsets(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_stream.IncrementalValidator, "_check", broken)
 
 
-def _decode_ignores_policy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """decode skips validation: refused code points come back decoded."""
-    monkeypatch.setattr(
-        import_module("fuzz.fuzz_validate"),
-        "decode",
-        lambda data, policy: bytes(data).decode(errors="replace"),
-    )
+def _fails_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After raising once, the validator forgets the error."""
+    real = _stream.IncrementalValidator._raise_if_failed
+
+    def broken(self: _stream.IncrementalValidator) -> None:
+        try:
+            real(self)
+        finally:
+            self._error = None
+
+    monkeypatch.setattr(_stream.IncrementalValidator, "_raise_if_failed", broken)
+
+
+def _raises_another_error_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a violation, later calls raise a different one."""
+    real = _stream.IncrementalValidator._raise_if_failed
+
+    def broken(self: _stream.IncrementalValidator) -> None:
+        try:
+            real(self)
+        finally:
+            self._error = utf8guard.Utf8Error(Violation(Kind.NUL, 0, 0))
+
+    monkeypatch.setattr(_stream.IncrementalValidator, "_raise_if_failed", broken)
+
+
+def _position(value: Callable[[_stream.IncrementalValidator], int]) -> Patch:
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(_stream.IncrementalValidator, "position", property(value))
+
+    return plant
+
+
+def _finish_resets_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = _stream.IncrementalValidator.finish
+
+    def broken(self: _stream.IncrementalValidator) -> None:
+        real(self)
+        self._splitter.offset = 0
+
+    monkeypatch.setattr(_stream.IncrementalValidator, "finish", broken)
 
 
 def _validate_wrong_message(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -181,19 +229,117 @@ def _validate_wrong_message(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(utf8guard.Utf8Error, "__init__", broken)
 
 
+def _always_raises(data: object, policy: Policy) -> None:
+    raise utf8guard.Utf8Error(Violation(Kind.OVERLONG, 0, 1))
+
+
+def _decode_adds_text(data: utf8guard.BytesLike, policy: Policy) -> str:
+    return utf8guard.decode(data, policy) + "x"
+
+
+def _without_surrogates(
+    data: utf8guard.BytesLike, policy: Policy
+) -> Iterator[Violation]:
+    """The reference's violations, less surrogates: a bug shared with the oracle."""
+    found = _REFERENCE_ITER(bytes(data), policy)
+    return (v for v in found if v.kind is not Kind.SURROGATE)
+
+
+def _shared_surrogate_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fast path and reference both skip surrogates: only CPython can tell."""
+    _in_harness("validate", "iter_violations", _without_surrogates)(monkeypatch)
+    monkeypatch.setattr(reference, "iter_violations", _without_surrogates)
+
+
+def _shared_repair_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fast path and reference both turn 'a' into 'b': only CPython can tell."""
+
+    def broken(data: utf8guard.BytesLike, policy: Policy) -> bytes:
+        return _REFERENCE_REPAIR(bytes(data), policy).replace(b"a", b"b")
+
+    _in_harness("repair", "repair", broken)(monkeypatch)
+    monkeypatch.setattr(reference, "repair", broken)
+
+
+_REFERENCE_ITER = reference.iter_violations
+_REFERENCE_REPAIR = reference.repair
+
 PLANTED: dict[str, tuple[str, str, Patch]] = {
     "accepts-ed-a0-80": ("validate", "ed a0 80", _accept_surrogates),
+    "accepts-ed-a0-80-shared-with-reference": (
+        "validate",
+        "!= cpython",
+        _shared_surrogate_bug,
+    ),
+    "seam-finds-nothing": (
+        "validate",
+        "first_violation(window=",
+        _in_harness("validate", "first_violation", lambda *args: None),
+    ),
+    "is-valid-always": (
+        "validate",
+        "find_violation/is_valid",
+        _in_harness("validate", "is_valid", lambda data, policy: True),
+    ),
+    "validate-always-raises": (
+        "validate",
+        "validate raised",
+        _in_harness("validate", "validate", _always_raises),
+    ),
+    "decode-skips-validation": (
+        "validate",
+        "did not raise",
+        _in_harness(
+            "validate",
+            "decode",
+            lambda data, policy: bytes(data).decode(errors="replace"),
+        ),
+    ),
+    "decode-adds-text": (
+        "validate",
+        "decoded:",
+        _in_harness("validate", "decode", _decode_adds_text),
+    ),
+    "message-without-hex": ("validate", "message", _validate_wrong_message),
     "stream-accepts-ed-a0-80": ("stream", "ed a0 80", _accept_surrogates),
-    "repair-accepts-ed-a0-80": ("repair", "ed a0 80", _accept_surrogates),
     "stream-forgets-carry": ("stream", "chunked", _forget_the_carry),
     "stream-offsets-off-by-one": ("stream", "chunked != one-shot", _off_by_one_offsets),
-    "repair-writes-question-mark": (
+    "stream-reports-unseen-bytes": (
+        "stream",
+        "raised before the bytes were fed",
+        _off_by_one_offsets,
+    ),
+    "stream-fails-open": ("stream", "accepted input after", _fails_open),
+    "stream-changes-its-error": (
+        "stream",
+        "after a violation",
+        _raises_another_error_later,
+    ),
+    "stream-position-stuck": ("stream", "position", _position(lambda self: 0)),
+    "stream-finish-resets-position": (
+        "stream",
+        "position after finish",
+        _finish_resets_position,
+    ),
+    "repair-stream-question-mark": ("stream", "repair_stream", _replacement(b"?")),
+    "repair-accepts-ed-a0-80": ("repair", "ed a0 80", _accept_surrogates),
+    "repair-leaves-input": (
+        "repair",
+        "invalid or not a fixed point",
+        _in_harness("repair", "repair", lambda data, policy: bytes(data)),
+    ),
+    "repair-doubles-fffd": ("repair", "too long", _replacement(b"\xef\xbf\xbd" * 2)),
+    "repair-drops-violations": ("repair", "one U+FFFD per", _replacement(b"")),
+    "repair-changes-text": (
         "repair",
         "repair != reference",
-        _wrong_replacement,
+        _in_harness(
+            "repair",
+            "repair",
+            lambda data, policy: utf8guard.repair(data, policy).replace(b"a", b"b"),
+        ),
     ),
-    "decode-skips-validation": ("validate", "did not raise", _decode_ignores_policy),
-    "message-without-hex": ("validate", "message", _validate_wrong_message),
+    "repair-bug-shared-with-reference": ("repair", "!= cpython", _shared_repair_bug),
 }
 
 
