@@ -1,0 +1,167 @@
+"""Per-request decisions shared by the ASGI and WSGI adapters: pass, fix or refuse.
+
+The adapters move bytes; every choice (which findings block in which mode, when a
+body is too large, whether it must be repaired) is made here, without I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from ._body import BodyInspector, body_inspector
+from ._config import GuardConfig, logger
+from ._finding import Finding
+from ._problem import Problem, invalid_request, too_large
+from ._request import RequestHead, inspect_head, normalize_head
+
+__all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
+
+#: Findings reported per request: enough to explain a refusal, bounded for logs. The
+#: decision always weighs them all.
+MAX_FINDINGS: Final = 16
+
+
+@dataclass(frozen=True, slots=True)
+class HeadVerdict:
+    """What to do with a request head: refuse it (``problem``) or go on with ``head``.
+
+    ``head`` is the head to pass on: the original, or its normalised form.
+    """
+
+    head: RequestHead
+    problem: Problem | None
+    findings: tuple[Finding, ...]
+
+
+def _act(
+    findings: Sequence[Finding],
+    config: GuardConfig,
+    scope_type: str,
+    *,
+    can_fix: bool = True,
+    shown: int = MAX_FINDINGS,
+) -> tuple[str, Problem | None]:
+    """Decide on ``findings`` and report the first ``shown`` of them.
+
+    Returns the action and, when blocking, the 400 problem.
+    """
+    fixable = can_fix and all(finding.fixable for finding in findings)
+    if config.mode == "report":
+        action = "reported"
+    elif config.mode == "normalize" and fixable:
+        action = "normalized"
+    else:
+        action = "blocked"
+    config.report(findings[:shown], action, scope_type)
+    if action != "blocked":
+        return action, None
+    return action, invalid_request(findings[: max(shown, 1)])
+
+
+def check_head(head: RequestHead, config: GuardConfig, scope_type: str) -> HeadVerdict:
+    """Inspect path, query and headers; decide per the configured mode."""
+    findings = inspect_head(head, config)
+    if not findings:
+        return HeadVerdict(head, None, ())
+    action, problem = _act(findings, config, scope_type)
+    if action == "normalized":
+        head = normalize_head(head, config)
+    return HeadVerdict(head, problem, tuple(findings))
+
+
+class BodyCheck:
+    """One request body: its inspector, size budget and findings.
+
+    ``refusal`` is set before any byte is read when the headers already decide (a
+    refused charset, a declared length over the limit). ``inspected`` is False for a
+    body that passes on untouched (binary media types, no Content-Type). Feed each
+    chunk; a returned problem means stop reading and send it. A streamed body
+    (``stream_body``) cannot be repaired after the app has seen part of it, so in
+    normalize mode its findings block.
+    """
+
+    def __init__(
+        self,
+        headers: Sequence[tuple[bytes, bytes]],
+        config: GuardConfig,
+        scope_type: str,
+    ) -> None:
+        self._config = config
+        self._scope_type = scope_type
+        self._received = 0
+        self._reported = 0
+        self.refusal: Problem | None = None
+        self.needs_repair = False
+        inspector = body_inspector(headers, config)
+        self._inspector: BodyInspector | None = None
+        if isinstance(inspector, Finding):
+            self.refusal = self._decide([inspector])
+        else:
+            self._inspector = inspector
+        if self._inspector is not None and self._over_limit(_declared_length(headers)):
+            self.refusal = self._too_large()
+
+    @property
+    def inspected(self) -> bool:
+        return self._inspector is not None
+
+    @property
+    def checked(self) -> int:
+        """Body bytes known clean; all received bytes when not inspected."""
+        if self._inspector is None:
+            return self._received
+        return self._inspector.checked
+
+    def feed(self, chunk: bytes) -> Problem | None:
+        """Check the next chunk; a problem means refuse the request now."""
+        self._received += len(chunk)
+        if self._inspector is None:
+            return None
+        if self._over_limit(self._received):
+            return self._too_large()
+        return self._decide(self._inspector.feed(chunk))
+
+    def finish(self) -> Problem | None:
+        """Declare the end of the body; a problem means refuse the request."""
+        if self._inspector is None:
+            return None
+        return self._decide(self._inspector.finish())
+
+    def _too_large(self) -> Problem:
+        limit = self._config.max_body_size
+        logger.warning(
+            "utf8guard blocked %s: body over max_body_size (%d bytes)",
+            self._scope_type,
+            limit,
+        )
+        return too_large(limit)
+
+    def _over_limit(self, size: int | None) -> bool:
+        # Report mode lets every request through unchanged, so it enforces no limit.
+        limit = self._config.max_body_size
+        return size is not None and size > limit and self._config.mode != "report"
+
+    def _decide(self, findings: list[Finding]) -> Problem | None:
+        if not findings:
+            return None
+        shown = max(MAX_FINDINGS - self._reported, 0)
+        self._reported += min(len(findings), shown)
+        action, problem = _act(
+            findings,
+            self._config,
+            self._scope_type,
+            can_fix=not self._config.stream_body,
+            shown=shown,
+        )
+        self.needs_repair = self.needs_repair or action == "normalized"
+        return problem
+
+
+def _declared_length(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
+    """The Content-Length, if the request has exactly one that is a number."""
+    values = [value for name, value in headers if name.lower() == b"content-length"]
+    if len(values) == 1 and values[0].strip().isdigit():
+        return int(values[0])
+    return None

@@ -1,0 +1,107 @@
+"""Finding (one refusal in a request) and the request-level kinds; data only."""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from .._violation import Kind
+
+__all__ = ["Finding", "Location", "RequestKind", "ViolationEvent", "safe_name"]
+
+
+class Location(str, enum.Enum):
+    """Which part of the request a finding is in."""
+
+    PATH = "path"
+    QUERY = "query"
+    HEADER = "header"
+    BODY = "body"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class RequestKind(str, enum.Enum):
+    """Refusals beyond UTF-8 itself; each names the attack or defect it stops."""
+
+    #: ``%`` not followed by two hex digits (``%G0``, a trailing ``%``); RFC 3986 §2.1
+    MALFORMED_ESCAPE = "malformed_escape"
+    #: ``%uXXXX``, IIS's non-standard escape, which no RFC defines
+    NONSTANDARD_ESCAPE = "nonstandard_escape"
+    #: ``%25`` followed by two hex digits (``%25C0%25AF``, ``%252e``): a second decode
+    #: by a later layer would see an escape the guard never checked
+    DOUBLE_ENCODING = "double_encoding"
+    #: ``%2F`` or ``%5C`` in a path: a separator hidden from routing and filters
+    ENCODED_SEPARATOR = "encoded_separator"
+    #: a ``.`` or ``..`` segment that exists only after percent-decoding (``%2e%2e/``)
+    ENCODED_DOT_SEGMENT = "encoded_dot_segment"
+    #: a code point whose NFKC form contains ``/``, ``\\`` or ``.`` (U+FF0F, U+2215,
+    #: U+2024, U+2025 ...): it becomes a separator or dot segment after normalisation
+    LOOKALIKE_SEPARATOR = "lookalike_separator"
+    #: a header name that is not an RFC 9110 §5.1 token
+    INVALID_HEADER_NAME = "invalid_header_name"
+    #: a declared charset other than UTF-8 or US-ASCII (UTF-7, UTF-16 ...)
+    UNSUPPORTED_CHARSET = "unsupported_charset"
+    #: a second Content-Type or Content-Encoding field (RFC 9110 §5.3: singletons whose
+    #: duplicates two parsers may resolve differently)
+    DUPLICATE_HEADER = "duplicate_header"
+    #: a Content-Encoding other than identity on a body the guard must inspect, or a
+    #: multipart part with a Content-Transfer-Encoding such as base64
+    UNSUPPORTED_CONTENT_ENCODING = "unsupported_content_encoding"
+    #: a JSON ``\\u`` escape of a lone surrogate (RFC 8259 §8.2)
+    JSON_SURROGATE_ESCAPE = "json_surrogate_escape"
+    #: a JSON ``\\u`` escape not followed by four hex digits (RFC 8259 §7)
+    MALFORMED_JSON_ESCAPE = "malformed_json_escape"
+    #: a multipart body the guard cannot parse (no boundary, unterminated, oversize
+    #: part headers); RFC 2046 §5.1.1, RFC 7578
+    MALFORMED_MULTIPART = "malformed_multipart"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: Names shown in reports and logs: short and harmless, so a log line or problem
+#: document can never carry attacker-chosen bytes.
+_SAFE_NAME: Final = re.compile(rb"[A-Za-z0-9._\-\[\]]{1,64}")
+
+
+def safe_name(raw: bytes) -> str | None:
+    """``raw`` as text if it is a short name of harmless ASCII, else None."""
+    if _SAFE_NAME.fullmatch(raw):
+        return raw.decode("ascii")
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One refusal: where it is, under which name, what it is, and its byte offset.
+
+    ``offset`` counts bytes from the start of the raw component: the request target's
+    path, the raw query string, the header value, or the body stream (before any
+    percent-decoding). ``name`` is the query or form field, header, or multipart part
+    name when that name is short harmless ASCII, else None. ``fixable`` is True when
+    normalize mode can replace the bytes with U+FFFD instead of blocking.
+    """
+
+    location: Location
+    name: str | None
+    kind: Kind | RequestKind
+    offset: int
+    fixable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ViolationEvent:
+    """What ``on_violation`` receives: a finding and what the guard did about it.
+
+    ``action`` is ``"blocked"``, ``"normalized"`` or ``"reported"`` (report mode lets
+    the request through unchanged). ``scope_type`` is the ASGI scope type (``"http"``
+    or ``"websocket"``), or ``"wsgi"``. The event never holds request bytes.
+    """
+
+    finding: Finding
+    action: str
+    scope_type: str

@@ -1,0 +1,90 @@
+"""Strict percent-decoding to bytes (RFC 3986 §2.1), refusing what lenient decoders eat.
+
+Lenient decoders pass ``%G0`` and a trailing ``%`` through, decode IIS's ``%uXXXX``, or
+decode twice; each has been used to smuggle bytes past a filter. Here a well-formed
+``%XX`` becomes its byte, and anything else after ``%`` is reported (and kept as the
+literal ``%``, so offsets stay easy to map back).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import unquote_to_bytes
+
+from ._finding import RequestKind
+
+__all__ = ["Decoded", "incomplete_escape_start", "percent_decode"]
+
+# RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG; any other "%" is malformed.
+_WELL_FORMED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+_MALFORMED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+_HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
+#: Raw bytes one well-formed escape takes ("%XX"), less the one byte it becomes.
+_ESCAPE_SHRINK: Final = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """Decoded bytes, the raw input, and the escape errors found in it.
+
+    ``errors`` holds ``(kind, raw offset)`` of each malformed or non-standard escape.
+    """
+
+    data: bytes
+    raw: bytes
+    errors: tuple[tuple[RequestKind, int], ...]
+
+    def raw_offset(self, index: int) -> int:
+        """The raw offset of decoded byte ``index`` (its ``%`` if it was escaped).
+
+        Computed on demand: only a finding needs it.
+        """
+        escapes = [
+            match.start() - _ESCAPE_SHRINK * number
+            for number, match in enumerate(_WELL_FORMED.finditer(self.raw))
+        ]
+        return index + _ESCAPE_SHRINK * bisect_left(escapes, index)
+
+
+def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:
+    """Decode ``%XX`` escapes in ``raw``; with ``plus_is_space``, ``+`` is a space.
+
+    ``plus_is_space`` is the ``application/x-www-form-urlencoded`` rule (WHATWG URL
+    "application/x-www-form-urlencoded parsing"); it maps one byte to one byte.
+
+    >>> percent_decode(b"a%C3%A4%G0").data, percent_decode(b"%G0").errors
+    (b'a\\xc3\\xa4%G0', ((<RequestKind.MALFORMED_ESCAPE: 'malformed_escape'>, 0),))
+    """
+    if plus_is_space:
+        raw = raw.replace(b"+", b" ")
+    if b"%" not in raw:
+        return Decoded(raw, raw, ())
+    errors: tuple[tuple[RequestKind, int], ...] = ()
+    if _MALFORMED.search(raw) is not None:
+        errors = tuple(
+            (
+                RequestKind.NONSTANDARD_ESCAPE
+                if raw[match.end() : match.end() + 1] in (b"u", b"U")
+                else RequestKind.MALFORMED_ESCAPE,
+                match.start(),
+            )
+            for match in _MALFORMED.finditer(raw)
+        )
+    # unquote_to_bytes decodes exactly the well-formed %XX and keeps any other "%".
+    return Decoded(unquote_to_bytes(raw), raw, errors)
+
+
+def incomplete_escape_start(raw: bytes) -> int:
+    """Where an escape cut off by the end of ``raw`` begins, else ``len(raw)``.
+
+    A stream decoder holds these at most 2 bytes until the next chunk arrives.
+    """
+    end = len(raw)
+    if raw.endswith(b"%"):
+        return end - 1
+    if end >= 2 and raw[end - 2] == 0x25 and raw[end - 1] in _HEX_DIGITS:
+        return end - 2
+    return end

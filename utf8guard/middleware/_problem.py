@@ -1,0 +1,74 @@
+"""application/problem+json (RFC 9457) for 400 and 413; never echoes request bytes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Final
+
+from ._finding import Finding
+
+__all__ = ["INVALID_TYPE", "TOO_LARGE_TYPE", "Problem", "invalid_request", "too_large"]
+
+#: RFC 9457 §3.1.1: a type is a URI that need not resolve; tag URIs (RFC 4151) say
+#: so plainly.
+INVALID_TYPE: Final = "tag:utf8guard,2026:invalid-request"
+TOO_LARGE_TYPE: Final = "tag:utf8guard,2026:body-too-large"
+#: RFC 9457 §3: the media type of a problem document.
+MEDIA_TYPE: Final = b"application/problem+json"
+
+#: ``(status, headers, body)``, ready to send.
+Problem = tuple[int, list[tuple[bytes, bytes]], bytes]
+
+
+def _problem(status: int, document: dict[str, object]) -> Problem:
+    # ensure_ascii: the document is plain ASCII whatever a name holds.
+    body = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode()
+    headers = [
+        (b"content-type", MEDIA_TYPE),
+        (b"content-length", str(len(body)).encode("ascii")),
+    ]
+    return status, headers, body
+
+
+def invalid_request(findings: Sequence[Finding]) -> Problem:
+    """The 400 problem for ``findings``: location, name (when known), kind, offset.
+
+    >>> from utf8guard.middleware._finding import Finding, Location, RequestKind
+    >>> status, _, body = invalid_request(
+    ...     [Finding(Location.PATH, None, RequestKind.ENCODED_SEPARATOR, 4)])
+    >>> status, json.loads(body)["violations"]
+    (400, [{'location': 'path', 'kind': 'encoded_separator', 'offset': 4}])
+    """
+    violations: list[dict[str, object]] = []
+    for finding in findings:
+        entry: dict[str, object] = {"location": finding.location.value}
+        if finding.name is not None:
+            entry["name"] = finding.name
+        entry |= {"kind": finding.kind.value, "offset": finding.offset}
+        violations.append(entry)
+    return _problem(
+        400,
+        {
+            "type": INVALID_TYPE,
+            "title": "Request is not valid UTF-8",
+            "status": 400,
+            "detail": "The request holds bytes that are not valid UTF-8 or that the "
+            "server refuses; see violations for where.",
+            "violations": violations,
+        },
+    )
+
+
+def too_large(limit_bytes: int) -> Problem:
+    """The 413 problem for a body over ``limit_bytes``."""
+    return _problem(
+        413,
+        {
+            "type": TOO_LARGE_TYPE,
+            "title": "Request body too large",
+            "status": 413,
+            "detail": f"The body exceeds the limit of {limit_bytes} bytes for its "
+            "content type.",
+        },
+    )
