@@ -39,7 +39,7 @@ $(VENV)/.fuzz-installed: $(VENV)/.installed
 
 # Every target briefly (about 2 minutes in all): part of `make test`, so CI fuzzes each
 # submission. Findings go to fuzz/artifacts/ and fail the run.
-FUZZ_SMOKE_SECONDS ?= 35
+FUZZ_SMOKE_SECONDS ?= 30
 fuzz-smoke: $(VENV)/.fuzz-installed
 	$(BIN)/python -m fuzz run --allow-missing --time $(FUZZ_SMOKE_SECONDS)
 

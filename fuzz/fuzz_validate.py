@@ -8,7 +8,7 @@ agree with that list, and so does the scanning seam ``first_violation`` resumed 
 each violation with a small window, which exercises the chunk cuts on short inputs.
 
 Input layout: byte 0 chooses the policy and buffer type (``fuzz._common``), byte 1 the
-seam's window (4 + byte), the rest is the bytes under test.
+seam's window (1 + byte), the rest is the bytes under test.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from utf8guard import (
     reference,
     validate,
 )
-from utf8guard._scan import MAX_SEQUENCE_BYTES, as_buffer, first_violation
+from utf8guard._scan import as_buffer, first_violation
 
 from . import _cpython
 from ._common import mismatch, policy_of, run_atheris, split, wrap
@@ -101,10 +101,10 @@ def check(data: bytes) -> None:
         mismatch(
             "iter_violations != cpython", payload, policy, fast=spans, cpython=cpython
         )
-    seam = _seam_violations(buf, policy, MAX_SEQUENCE_BYTES + window)
+    seam = _seam_violations(buf, policy, 1 + window)
     if seam != fast:
         mismatch(
-            f"first_violation(window={MAX_SEQUENCE_BYTES + window})",
+            f"first_violation(window={1 + window})",
             payload,
             policy,
             seam=seam,

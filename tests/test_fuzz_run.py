@@ -23,11 +23,10 @@ Done 12700 runs in 21 second(s)
 
 
 def test_targets_are_the_harness_files() -> None:
-    assert run.targets() == {
-        "repair": "fuzz.fuzz_repair",
-        "stream": "fuzz.fuzz_stream",
-        "validate": "fuzz.fuzz_validate",
-    }
+    found = run.targets()
+    assert found["repair"] == "fuzz.fuzz_repair"
+    assert {"validate", "stream", "repair"} <= set(found)
+    assert len(found) == len(list(run.FUZZ_DIR.glob("fuzz_*.py")))
 
 
 def test_parse_log() -> None:
