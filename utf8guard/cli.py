@@ -6,7 +6,8 @@ violation of each file (every violation with ``--all``), as
 line. ``utf8guard repair IN (-o OUT | -o - | --in-place)`` writes IN with one U+FFFD
 per violation. ``-`` as a path means standard input. Files are read in chunks, so
 memory stays constant whatever their size. A directory is an error: pass files (for
-a tree, ``git ls-files -z | xargs -0 utf8guard check``).
+a tree, ``git ls-files -z | xargs -0 utf8guard check``). ``utf8guard scan DIR``
+reports unsafe file names in a tree (``utf8guard._tree``).
 
 Exit status: 0 every file valid (``check``) or nothing to repair (``repair``); 1 some
 violation found (``check``) or repaired (``repair``); 2 bad usage or an I/O error,
@@ -37,6 +38,7 @@ from . import (
     iter_stream_violations,
     repair_stream,
 )
+from ._tree import add_scan_parser
 
 __all__ = ["main"]
 
@@ -72,8 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse printed --help, --version or a usage error
         return int(exc.code or 0)
-    policy = _policy_from(args)
     try:
+        if args.command == "scan":
+            return int(args.handler(args))
+        policy = _policy_from(args)
         if args.command == "check":
             return _check(args.paths, policy, as_json=args.json, every=args.all)
         if problem := _repair_usage_problem(args):
@@ -123,6 +127,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     target.add_argument("--in-place", action="store_true", help="atomically rewrite IN")
     _add_policy_flags(repair)
+    add_scan_parser(commands)
     return parser
 
 

@@ -1,0 +1,299 @@
+"""Filename rules over decoded text: which characters and which names are unsafe.
+
+Pure functions over ``str``; :mod:`utf8guard.paths` decodes bytes, maps offsets and
+raises or replaces. Code-point classes the core already names (noncharacters, NUL,
+controls, bidi controls) come from :func:`utf8guard.find_violation` under a
+:class:`~utf8guard.Policy`; this module adds what only matters in a name.
+"""
+
+from __future__ import annotations
+
+import enum
+import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Final
+
+from ._policy import Policy, Ranges
+from ._scan import find_violation
+
+__all__ = [
+    "PLATFORMS",
+    "PathKind",
+    "char_violations",
+    "check_platform",
+    "is_reserved_name",
+    "name_violations",
+    "utf8_length",
+]
+
+
+class PathKind(str, enum.Enum):
+    """Why a filename or path is unsafe.
+
+    The first twelve values equal :class:`~utf8guard.Kind` values (ill-formed UTF-8
+    and code points a policy refuses); the rest are filename and path rules.
+    """
+
+    OVERLONG = "overlong"
+    SURROGATE = "surrogate"
+    OUT_OF_RANGE = "out_of_range"
+    INVALID_BYTE = "invalid_byte"
+    UNEXPECTED_CONTINUATION = "unexpected_continuation"
+    TRUNCATED = "truncated"
+    NONCHARACTER = "noncharacter"
+    NUL = "nul"
+    CONTROL = "control"
+    BIDI_CONTROL = "bidi_control"
+    PRIVATE_USE = "private_use"
+    BOM = "bom"
+    #: ``/`` or ``\\``
+    SEPARATOR = "separator"
+    #: a character whose NFKC form contains ``/``, ``\\`` or ``.``, or that UTS #39
+    #: lists as confusable with ``/`` or ``\\`` (U+FF0F, U+2215, U+2024, ...)
+    LOOKALIKE = "lookalike"
+    #: Default_Ignorable_Code_Point (zero-width, fillers, tags, variation selectors)
+    #: outside the contexts where a language or emoji needs it
+    DEFAULT_IGNORABLE = "default_ignorable"
+    #: ``< > : " | ? *``, which Windows refuses in names
+    RESERVED_CHARACTER = "reserved_character"
+    #: the whole name is ``.`` or ``..``
+    DOT_NAME = "dot_name"
+    #: a Windows device name (``CON``, ``NUL``, ``COM1``, ...) with any extension
+    RESERVED_NAME = "reserved_name"
+    #: a name ending in ``.`` or space, which Windows strips
+    TRAILING_DOT_OR_SPACE = "trailing_dot_or_space"
+    #: longer than ``max_bytes`` in UTF-8
+    TOO_LONG = "too_long"
+    #: an empty name or path segment
+    EMPTY = "empty"
+    #: not in Unicode Normalization Form C
+    NOT_NFC = "not_nfc"
+    #: a path that starts at a root instead of inside the base
+    ABSOLUTE = "absolute"
+    #: the joined path leaves the base directory
+    OUTSIDE_BASE = "outside_base"
+    #: the joined path leaves the base directory through a symlink on disk
+    SYMLINK_ESCAPE = "symlink_escape"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: ``platform`` values: which name rules apply.
+PLATFORMS: Final = ("universal", "windows", "posix")
+
+SEPARATORS: Final = "/\\"
+# Microsoft, "Naming Files, Paths, and Namespaces": reserved characters (besides the
+# separators and 1..31, which the control rule covers).
+WINDOWS_RESERVED_CHARS: Final = '<>:"|?*'
+# Ibid.: device names, also with an extension ("NUL.txt" is NUL), including the
+# superscript-digit forms Windows treats like COM1..COM3 and LPT1..LPT3.
+WINDOWS_RESERVED_NAMES: Final = frozenset(
+    ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+    + [f"{dev}{n}" for dev in ("COM", "LPT") for n in "0123456789\u00b9\u00b2\u00b3"]
+)
+# Windows drops trailing dots and spaces, so "a.txt." opens "a.txt" and ". ." is "".
+WINDOWS_TRAILING: Final = ". "
+# What a look-alike must not stand for after NFKC: a separator or a dot.
+NFKC_TARGETS: Final = "/\\."
+# UTS #39 confusables.txt: symbols confusable with SOLIDUS or REVERSE SOLIDUS that NFKC
+# leaves alone. Letters such as KATAKANA NO are omitted: they are legitimate in names.
+VISUAL_SEPARATORS: Final = frozenset(
+    "\u2044\u2215\u2216\u2571\u2572\u27cb\u27cd\u29f5\u29f8\u29f9"
+)
+# DerivedCoreProperties.txt, Default_Ignorable_Code_Point: 4174 code points, checked
+# against the regex module's \p{Default_Ignorable_Code_Point} (unicodedata lacks it).
+DEFAULT_IGNORABLES: Final[Ranges] = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+ZWNJ: Final = "\u200c"
+ZWJ: Final = "\u200d"
+# RFC 5892 Appendix A.1: ZWNJ also belongs between letters that join, which only the
+# scripts with Joining_Type data in ArabicShaping.txt have (Persian "می‌خواهم").
+# Matched by character-name prefix, as unicodedata has no Script property.
+JOINING_SCRIPTS: Final = (
+    "ARABIC",
+    "SYRIAC",
+    "NKO",
+    "MONGOLIAN",
+    "MANDAIC",
+    "MANICHAEAN",
+    "PSALTER PAHLAVI",
+    "ADLAM",
+    "HANIFI ROHINGYA",
+    "SOGDIAN",
+    "CHORASMIAN",
+    "OLD UYGHUR",
+    "PHAGS-PA",
+)
+# UTS #51 §2.3 emoji ZWJ sequences: an emoji (So), possibly with a skin-tone modifier
+# (Sk) or VS16 before the ZWJ, then another emoji.
+EMOJI_CATEGORIES: Final = frozenset(["So", "Sk"])
+VS16: Final = "\ufe0f"
+# Variation selectors VS1..VS16 and VS17..VS256 (StandardizedVariants.txt, emoji
+# presentation, ideographic variation sequences).
+VARIATION_SELECTORS: Final[Ranges] = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+# Canonical_Combining_Class 9 = Virama (RFC 5892 A.1, A.2 rule 1).
+VIRAMA_CLASS: Final = 9
+# Keycap sequences: 0-9, # and * followed by U+FE0F U+20E3 (emoji-sequences.txt).
+KEYCAP_BASES: Final = "0123456789#*"
+
+
+def check_platform(platform: str) -> None:
+    """Raise ValueError unless ``platform`` is one of :data:`PLATFORMS`."""
+    if platform not in PLATFORMS:
+        raise ValueError(
+            f"platform must be 'universal', 'windows' or 'posix', not {platform!r}"
+        )
+
+
+def _in(cp: int, ranges: Ranges) -> bool:
+    return any(lo <= cp <= hi for lo, hi in ranges)
+
+
+def _is_lookalike(ch: str) -> bool:
+    if ch in VISUAL_SEPARATORS:
+        return True
+    return any(target in unicodedata.normalize("NFKC", ch) for target in NFKC_TARGETS)
+
+
+def _in_joining_script(ch: str) -> bool:
+    return unicodedata.name(ch, "").startswith(JOINING_SCRIPTS)
+
+
+def _joiner_allowed(joiner: str, before: str, after: str) -> bool:
+    # RFC 5892 A.1, A.2 rule 1: either joiner may follow a virama.
+    if before and unicodedata.combining(before) == VIRAMA_CLASS:
+        return True
+    if not (before and after):
+        return False
+    if joiner == ZWNJ:
+        return _in_joining_script(before) and _in_joining_script(after)
+    emoji_before = before == VS16 or unicodedata.category(before) in EMOJI_CATEGORIES
+    return emoji_before and unicodedata.category(after) == "So"
+
+
+def _selector_allowed(before: str) -> bool:
+    if not before or _in(ord(before), DEFAULT_IGNORABLES):
+        return False
+    return ord(before) >= 0x80 or before in KEYCAP_BASES
+
+
+def _ignorable_allowed(text: str, index: int) -> bool:
+    """A default-ignorable character that this position legitimately needs."""
+    cp = ord(text[index])
+    before = text[index - 1] if index > 0 else ""
+    after = text[index + 1] if index + 1 < len(text) else ""
+    if text[index] in (ZWNJ, ZWJ):
+        return _joiner_allowed(text[index], before, after)
+    return _in(cp, VARIATION_SELECTORS) and _selector_allowed(before)
+
+
+@lru_cache(maxsize=8192)
+def _context_free_kind(ch: str, policy: Policy, platform: str) -> PathKind | None:
+    """The rule ``ch`` breaks wherever it stands; DEFAULT_IGNORABLE still needs the
+    context check. Cached: a name's alphabet is small and repeats."""
+    cp = ord(ch)
+    if ch in SEPARATORS:
+        return PathKind.SEPARATOR
+    # A lone surrogate: an undecodable byte kept by surrogateescape (os.listdir on a
+    # non-UTF-8 name) or broken UTF-16; it has no UTF-8 form at all.
+    if 0xD800 <= cp <= 0xDFFF:
+        return PathKind.SURROGATE
+    found = find_violation(ch.encode(), policy)
+    if found is not None:
+        return PathKind(found.kind.value)
+    if unicodedata.category(ch) == "Cc":
+        return PathKind.CONTROL
+    if platform != "posix" and ch in WINDOWS_RESERVED_CHARS:
+        return PathKind.RESERVED_CHARACTER
+    if _in(cp, DEFAULT_IGNORABLES):
+        return PathKind.DEFAULT_IGNORABLE
+    if cp >= 0x80 and _is_lookalike(ch):
+        return PathKind.LOOKALIKE
+    return None
+
+
+def _char_kind(text: str, index: int, policy: Policy, platform: str) -> PathKind | None:
+    kind = _context_free_kind(text[index], policy, platform)
+    if kind is PathKind.DEFAULT_IGNORABLE and _ignorable_allowed(text, index):
+        return None
+    return kind
+
+
+def char_violations(
+    text: str, policy: Policy, platform: str
+) -> Iterator[tuple[PathKind, int]]:
+    """Yield ``(kind, index)`` for each character of ``text`` that a name must not hold.
+
+    Separators count too: callers that split a path do so before calling this.
+    """
+    for index in range(len(text)):
+        kind = _char_kind(text, index, policy, platform)
+        if kind is not None:
+            yield kind, index
+
+
+def utf8_length(text: str) -> int:
+    """Length in bytes on disk: UTF-8, one byte for each U+DC80..U+DCFF that
+    ``surrogateescape`` made of an undecodable byte, three for any other surrogate."""
+    try:
+        return len(text.encode())
+    except UnicodeEncodeError:
+        return sum(
+            1
+            if 0xDC80 <= ord(ch) <= 0xDCFF
+            else len(ch.encode("utf-8", "surrogatepass"))
+            for ch in text
+        )
+
+
+def is_reserved_name(name: str) -> bool:
+    """True for a Windows device name, with or without extensions, in any case.
+
+    Windows ignores what follows the first dot and trailing spaces before it.
+    """
+    stem = name.split(".", 1)[0].rstrip(" ")
+    return stem.upper() in WINDOWS_RESERVED_NAMES
+
+
+def name_violations(
+    name: str, platform: str, max_bytes: int
+) -> Iterator[tuple[PathKind, int, int]]:
+    """Yield ``(kind, start, end)`` in characters for rules about the whole name."""
+    if not name:
+        yield PathKind.EMPTY, 0, 0
+        return
+    if name in (".", ".."):
+        yield PathKind.DOT_NAME, 0, len(name)
+    elif platform != "posix":
+        kept = name.rstrip(WINDOWS_TRAILING)
+        if len(kept) < len(name):
+            yield PathKind.TRAILING_DOT_OR_SPACE, len(kept), len(name)
+        if is_reserved_name(name):
+            yield PathKind.RESERVED_NAME, 0, len(name.split(".", 1)[0])
+    if utf8_length(name) <= max_bytes:
+        return
+    total = 0
+    for index, ch in enumerate(name):  # pragma: no branch - some character overflows
+        total += utf8_length(ch)
+        if total > max_bytes:
+            yield PathKind.TOO_LONG, index, len(name)
+            return

@@ -1,0 +1,174 @@
+"""``utf8guard scan DIR``: report (and on request rename) unsafe filenames in a tree.
+
+Only I/O and formatting: the rules are :func:`utf8guard.paths.check_path` and
+:func:`utf8guard.paths.safe_filename`. Names are read as bytes, so a name that is not
+UTF-8 is seen as it is on disk. Symlinks are reported like any name but never
+followed. Nothing is renamed unless both ``--fix`` and ``--apply`` are given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import Final, TypeVar
+
+from ._pathrules import DEFAULT_IGNORABLES, PLATFORMS
+from .paths import PathViolation, UnsafePathError, check_path, safe_filename
+
+__all__ = ["add_scan_parser", "run_scan"]
+
+EXIT_OK: Final = 0
+EXIT_FOUND: Final = 1
+EXIT_ERROR: Final = 2
+#: A terminal gets a progress line on stderr every this many names.
+PROGRESS_EVERY_NAMES: Final = 10_000
+#: What ``--fix`` puts in place of each unsafe byte sequence or character.
+FIX_REPLACEMENT: Final = "_"
+
+
+Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
+
+
+def add_scan_parser(subparsers: argparse._SubParsersAction[Parser]) -> None:
+    """Add the ``scan`` command; its ``handler`` default is :func:`run_scan`."""
+    scan = subparsers.add_parser(
+        "scan",
+        help="report unsafe filenames under DIR, exit 1 if any",
+        description="Walk DIR without following symlinks and report each name that "
+        "is not valid UTF-8, not NFC, or unsafe by the utf8guard.paths rules.",
+    )
+    scan.add_argument("directory", metavar="DIR")
+    scan.add_argument("--json", action="store_true", help="one JSON object per line")
+    scan.add_argument(
+        "--platform",
+        choices=PLATFORMS,
+        default="universal",
+        help="whose name rules apply (default universal: Windows rules everywhere)",
+    )
+    scan.add_argument(
+        "--fix", action="store_true", help="show the rename of each name (dry run)"
+    )
+    scan.add_argument(
+        "--apply",
+        action="store_true",
+        help="with --fix: really rename, never overwrite",
+    )
+    scan.set_defaults(handler=run_scan)
+
+
+def _escape_char(ch: str) -> str:
+    cp = ord(ch)
+    if 0xDC80 <= cp <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
+        return f"\\x{cp - 0xDC00:02x}"
+    if ch == "\\":
+        return "\\\\"
+    invisible = any(lo <= cp <= hi for lo, hi in DEFAULT_IGNORABLES)
+    if ch.isprintable() and not invisible:
+        return ch
+    return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
+
+
+def display(path: bytes) -> str:
+    """``path`` for a terminal or log: undecodable bytes as ``\\xNN``, controls, bidi
+    and invisible characters as ``\\uXXXX``, so no name can rewrite the output."""
+    return "".join(map(_escape_char, path.decode("utf-8", "surrogateescape")))
+
+
+def _describe(violations: list[PathViolation]) -> str:
+    return ", ".join(f"{v.kind} at bytes [{v.start}, {v.end})" for v in violations)
+
+
+def _names(root: bytes, errors: list[OSError]) -> Iterator[tuple[bytes, bytes]]:
+    """``(directory, name)`` for every entry below ``root``, children before their
+    directory so that renaming one never moves another still to come."""
+    for directory, dirnames, filenames in os.walk(
+        root, topdown=False, onerror=errors.append, followlinks=False
+    ):
+        for name in sorted(dirnames + filenames):
+            yield directory, name
+
+
+def _fix(
+    directory: bytes, name: bytes, args: argparse.Namespace, errors: list[OSError]
+) -> dict[str, str]:
+    """Work out (and with ``--apply`` do) the rename of one name."""
+    old = os.path.join(directory, name)
+    try:
+        new_name = safe_filename(
+            name, replacement=FIX_REPLACEMENT, platform=args.platform
+        ).encode()
+    except UnsafePathError as exc:
+        return {"action": "cannot rename", "reason": str(exc)}
+    new = os.path.join(directory, new_name)
+    if os.path.lexists(new):
+        return {"action": "cannot rename", "reason": f"{display(new_name)} exists"}
+    if not args.apply:
+        return {"action": "would rename", "to": display(new_name)}
+    try:
+        os.rename(old, new)
+    except OSError as exc:
+        errors.append(exc)
+        return {"action": "cannot rename", "reason": exc.strerror or str(exc)}
+    return {"action": "renamed", "to": display(new_name)}
+
+
+def _report(
+    path: bytes,
+    found: list[PathViolation],
+    fix: dict[str, str] | None,
+    *,
+    as_json: bool,
+) -> None:
+    if as_json:
+        record: dict[str, object] = {
+            "path": display(path),
+            "violations": [
+                {"kind": v.kind.value, "start": v.start, "end": v.end} for v in found
+            ],
+        }
+        if fix is not None:
+            record["fix"] = fix
+        print(json.dumps(record, ensure_ascii=False))
+        return
+    print(f"{display(path)}: {_describe(found)}")
+    if fix is not None:
+        name = display(os.path.basename(path))
+        target = f"{name} → {fix['to']}" if "to" in fix else fix["reason"]
+        print(f"  {fix['action']}: {target}")
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    """Scan ``args.directory``; return 0 if every name is safe, 1 if not, 2 on error.
+
+    Errors (``DIR`` missing, unreadable directories, a failed rename) go to stderr as
+    one line each; the scan goes on and the status is 2.
+    """
+    if args.apply and not args.fix:
+        print("utf8guard: scan: --apply needs --fix", file=sys.stderr)
+        return EXIT_ERROR
+    root = os.fsencode(args.directory)
+    if not os.path.isdir(root):
+        print(f"utf8guard: scan: not a directory: {display(root)}", file=sys.stderr)
+        return EXIT_ERROR
+    errors: list[OSError] = []
+    status, count = EXIT_OK, 0
+    progress = sys.stderr.isatty()
+    for directory, name in _names(root, errors):
+        count += 1
+        if progress and count % PROGRESS_EVERY_NAMES == 0:
+            print(f"\rscanned {count} names", end="", file=sys.stderr, flush=True)
+        found = check_path(name, platform=args.platform)
+        if not found:
+            continue
+        status = EXIT_FOUND
+        fix = _fix(directory, name, args, errors) if args.fix else None
+        _report(os.path.join(directory, name), found, fix, as_json=args.json)
+    if progress and count >= PROGRESS_EVERY_NAMES:
+        print(f"\rscanned {count} names", file=sys.stderr)
+    for error in errors:
+        where = display(os.fsencode(error.filename))
+        print(f"utf8guard: {where}: {error.strerror}", file=sys.stderr)
+    return EXIT_ERROR if errors else status
