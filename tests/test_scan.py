@@ -233,20 +233,3 @@ def test_kuhn_corpus_agrees_with_reference(kuhn_corpus: bytes, policy: Policy) -
     assert list(iter_violations(kuhn_corpus, policy)) == list(
         reference.iter_violations(kuhn_corpus, policy)
     )
-
-
-@pytest.mark.parametrize(
-    ("data", "start", "expected"),
-    [
-        # Issue 3 finding: a window under 4 bytes let safe_cut step back before the
-        # scan position. From 2, byte 82 must be a stray continuation, not part of E2.
-        (b"a\xe2\x82\xacb", 2, Violation(Kind.UNEXPECTED_CONTINUATION, 2, 3)),
-        # ... and no violation before ``start`` may be reported (C0 at 0, from 1).
-        (b"\xc0\x80\x80\x80\x80\x80", 1, Violation(Kind.UNEXPECTED_CONTINUATION, 1, 2)),
-    ],
-    ids=["skips-stray-continuation", "reports-before-start"],
-)
-def test_tiny_window_stays_at_or_after_start(
-    data: bytes, start: int, expected: Violation
-) -> None:
-    assert first_violation(data, start, len(data), STRICT, window=1) == expected
