@@ -50,7 +50,7 @@ coverage: $(VENV)/.installed
 # atheris has wheels for CPython on x86_64 Linux only: where it cannot install, say so
 # and let `python -m fuzz run --allow-missing` skip the fuzzing (the replay tests ran).
 $(VENV)/.fuzz-installed: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[fuzz]' && touch $@ || \
+	@$(BIN)/python -m pip install --quiet -e '.[fuzz]' && touch $@ || \
 	  echo "fuzz: atheris could not be installed here; the fuzz smoke run will be skipped"
 
 # Every target briefly (about 2 minutes in all): part of `make test`, so CI fuzzes each
