@@ -14,6 +14,8 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 demo: $(VENV)/.installed
+	@$(BIN)/python -m examples.demo
+	@echo
 	@echo "utf8guard check --all $(CORPUS)"
 	@$(BIN)/utf8guard check --all $(CORPUS); status=$$?; \
 	  echo "exit status $$status (0 valid, 1 violations found, 2 usage or I/O error)"; \

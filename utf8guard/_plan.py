@@ -9,33 +9,44 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import pairwise, product
 from typing import Final
 
 from ._policy import Policy, Ranges, refused_ranges
 from ._violation import Kind
 
-__all__ = ["Plan", "plan_for"]
+__all__ = ["Gate", "Plan", "plan_for"]
 
-# A prefilter with more needles than this costs more than the regex it guards.
-MAX_NEEDLES: Final = 8
+#: A policy refusing more code points than this gets no gates (private use has 137k).
+MAX_GATED_CODE_POINTS: Final = 256
+#: Refused code points sharing a 2-byte encoding prefix: up to this many are looked up
+#: one by one in the decoded text, more by one bytes regex with that literal prefix.
+MAX_LOOKUP_CHARS: Final = 4
 # The last code point of each UTF-8 length (RFC 3629 §3).
 _LENGTH_LIMITS: Final = (0x7F, 0x7FF, 0xFFFF)
 
 ByteClasses = tuple[tuple[int, int], ...]
 
 
+#: A lead byte; the refused characters with that lead, looked up in the decoded text
+#: (``str.__contains__`` runs at memchr speed); and bytes regexes for larger groups,
+#: each with the second byte of its literal 2-byte prefix, a cheaper gate of its own.
+Gate = tuple[int, tuple[str, ...], tuple[tuple[int, re.Pattern[bytes]], ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """How to scan a well-formed region for the code points one policy refuses."""
 
-    #: matches any refused encoding; None when the policy refuses no well-formed code
-    #: point
+    #: matches any refused encoding; None when the policy refuses no code point
     pattern: re.Pattern[bytes] | None
-    #: every refused encoding contains one of these; None when no small set exists
-    needles: tuple[bytes, ...] | None
     #: the policy refuses no ASCII code point, so pure ASCII input is valid
     ascii_clean: bool
+    #: cheap tests that together cover every refused code point; None if too many
+    gates: tuple[Gate, ...] | None
+    #: a ``bytes.translate`` table: 1 for each gate's lead byte, 0 for the rest
+    leads: bytes
+    #: one regex for the last two bytes of every looked-up character, or None
+    tails: re.Pattern[bytes] | None
 
 
 def _byte_classes(lo: int, hi: int) -> list[ByteClasses]:
@@ -61,46 +72,65 @@ def _byte_classes(lo: int, hi: int) -> list[ByteClasses]:
     return [tuple(zip(first, last, strict=True))]
 
 
-def _window_options(sequence: ByteClasses) -> set[frozenset[bytes]]:
-    """For each window (one byte or two adjacent) of ``sequence``, its byte strings."""
-    windows = (
-        [(c,) for c in sequence] if len(sequence) == 1 else list(pairwise(sequence))
-    )
-    return {
-        frozenset(bytes(p) for p in product(*(range(lo, hi + 1) for lo, hi in w)))
-        for w in windows
-    }
-
-
-def _prefilter(sequences: list[ByteClasses]) -> tuple[bytes, ...] | None:
-    """A small set of needles such that every sequence contains one of them, or None.
-
-    Greedy set cover: take the needle set that covers the most sequences per new needle.
-    For STRICT this finds ``EF B7`` (U+FDD0..U+FDEF) and ``BF BE``, ``BF BF`` (every
-    U+nFFFE/F).
-    """
-    options = [_window_options(seq) for seq in sequences]
-    chosen: set[bytes] = set()
-    uncovered = options
-    while uncovered:
-        candidates = sorted({c for opts in uncovered for c in opts}, key=sorted)
-        best = max(
-            candidates,
-            key=lambda c: (
-                sum(c in opts for opts in uncovered) / max(1, len(c - chosen))
-            ),
-        )
-        chosen |= best
-        if len(chosen) > MAX_NEEDLES:
-            return None
-        uncovered = [opts for opts in uncovered if not any(o <= chosen for o in opts)]
-    return tuple(sorted(chosen))
-
-
 def _alternation(sequences: list[ByteClasses]) -> bytes:
+    # A one-byte class is written as a literal, so ``re`` can scan for a fixed prefix
+    # (measured 12-25x faster than the same regex written with [\xNN-\xNN]).
+    def byte_class(lo: int, hi: int) -> bytes:
+        return b"\\x%02x" % lo if lo == hi else b"[\\x%02x-\\x%02x]" % (lo, hi)
+
     return b"|".join(
-        b"".join(b"[\\x%02x-\\x%02x]" % (lo, hi) for lo, hi in seq) for seq in sequences
+        b"".join(byte_class(lo, hi) for lo, hi in seq) for seq in sequences
     )
+
+
+def _gates(refused: tuple[tuple[Kind, Ranges], ...]) -> tuple[Gate, ...] | None:
+    """Gates covering every refused code point, or None if there are too many.
+
+    STRICT gets six: EF (U+FDD0..U+FDEF by the regex ``EF B7 [90-AF]``, U+FFFE and
+    U+FFFF by lookup) and F0..F4 (the 64 noncharacters above U+FFFF, by lookup).
+    """
+    chars = [
+        chr(cp)
+        for _, ranges in refused
+        for lo, hi in ranges
+        for cp in range(lo, min(hi, lo + MAX_GATED_CODE_POINTS) + 1)
+    ]
+    if len(chars) > MAX_GATED_CODE_POINTS:
+        return None
+    by_prefix: dict[bytes, list[str]] = {}
+    for char in chars:
+        by_prefix.setdefault(char.encode()[:2], []).append(char)
+    gates: dict[int, tuple[list[str], list[tuple[int, re.Pattern[bytes]]]]] = {}
+    for prefix, group in by_prefix.items():
+        lookups, patterns = gates.setdefault(prefix[0], ([], []))
+        if len(group) <= MAX_LOOKUP_CHARS:
+            lookups += group
+        else:
+            tails = b"|".join(re.escape(c.encode()[2:]) for c in group)
+            pattern = re.compile(re.escape(prefix) + b"(?:" + tails + b")")
+            patterns.append((prefix[1], pattern))
+    # 4-byte leads first: a chunk holding one decodes to a 4-byte-per-character str.
+    return tuple(
+        (lead, tuple(lookups), tuple(patterns))
+        for lead, (lookups, patterns) in sorted(gates.items(), reverse=True)
+    )
+
+
+def _tails(gates: tuple[Gate, ...]) -> re.Pattern[bytes] | None:
+    """One regex for the last two bytes of every looked-up character, or None.
+
+    Only when all are encoded in 3 or 4 bytes and their tails share a first byte, so
+    ``re`` scans for one literal byte. In a 4-byte-per-character str each lookup costs
+    about 4 us per 64 KiB; this regex replaces them all for about 16 us. STRICT:
+    ``BF [BE BF]``, the end of every U+nFFFE and U+nFFFF.
+    """
+    encodings = {char.encode() for _, chars, _ in gates for char in chars}
+    if min(map(len, encodings), default=0) < 3:
+        return None
+    tails = sorted({encoding[-2:] for encoding in encodings})
+    if len({tail[0] for tail in tails}) != 1:
+        return None
+    return re.compile(b"|".join(map(re.escape, tails)))
 
 
 def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
@@ -110,16 +140,23 @@ def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
         for kind, ranges in refused
     }
     if not groups:
-        return Plan(None, None, ascii_clean=True)
+        return Plan(None, ascii_clean=True, gates=(), leads=bytes(256), tails=None)
     pattern = re.compile(
         b"|".join(
             b"(?P<%s>%s)" % (kind.value.encode(), _alternation(seqs))
             for kind, seqs in groups.items()
         )
     )
-    all_sequences = [seq for seqs in groups.values() for seq in seqs]
-    ascii_clean = all(seq[0][0] > 0x7F for seq in all_sequences)
-    return Plan(pattern, _prefilter(all_sequences), ascii_clean=ascii_clean)
+    ascii_clean = all(seq[0][0] > 0x7F for seqs in groups.values() for seq in seqs)
+    gates = _gates(refused)
+    lead_bytes = {lead for lead, _, _ in gates or ()}
+    return Plan(
+        pattern,
+        ascii_clean=ascii_clean,
+        gates=gates,
+        leads=bytes(b in lead_bytes for b in range(256)),
+        tails=_tails(gates) if gates else None,
+    )
 
 
 def plan_for(policy: Policy) -> Plan:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Final, Protocol
 
 from .._policy import Policy
@@ -66,8 +67,12 @@ class BodyInspector(Protocol):
         ...
 
 
+@lru_cache(maxsize=256)
 def parse_media_type(value: bytes) -> tuple[str, dict[str, str]] | None:
     """``(type/subtype, parameters)``, names in lower case; None if malformed.
+
+    Cached, as a few Content-Type values recur on every request: treat the result as
+    read-only.
 
     >>> parse_media_type(b'Text/Plain; charset="UTF-8"')
     ('text/plain', {'charset': 'UTF-8'})
@@ -104,8 +109,14 @@ def body_inspector(
     Binary media types, and bodies without a Content-Type (RFC 9110 §8.3: the
     recipient may treat them as application/octet-stream), pass on uninspected.
     """
-    types = [value for name, value in headers if name.lower() == b"content-type"]
-    codings = [value for name, value in headers if name.lower() == b"content-encoding"]
+    types: list[bytes] = []
+    codings: list[bytes] = []
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered == b"content-type":
+            types.append(value)
+        elif lowered == b"content-encoding":
+            codings.append(value)
     if len(types) > 1 or len(codings) > 1:
         return _body_finding(RequestKind.DUPLICATE_HEADER)
     if not types:
@@ -244,6 +255,7 @@ class JsonInspector:
         self._utf8 = _Utf8Check(policy, base, name, fix=fixable)
         self._carry = b""
         self._offset = base  # stream offset of _carry[0]
+        self._verdicts: dict[int, Kind | None] = {}  # the policy on escaped code points
 
     @property
     def checked(self) -> int:
@@ -257,6 +269,15 @@ class JsonInspector:
 
     def _escapes(self, chunk: bytes, *, final: bool) -> list[Finding]:
         buf = self._carry + chunk if self._carry else chunk
+        if not final and b"\\u" not in buf:
+            # No \u escape in here; an odd run of backslashes at the end may start one.
+            plain = len(buf)
+            while plain and buf[plain - 1] == 0x5C:
+                plain -= 1
+            cut = len(buf) - (len(buf) - plain) % 2
+            self._carry = bytes(buf[cut:])
+            self._offset += cut
+            return []
         findings: list[Finding] = []
         pos = 0
         while (start := buf.find(b"\\", pos)) >= 0:
@@ -304,8 +325,10 @@ class JsonInspector:
             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
         elif 0xD800 <= code <= 0xDFFF:
             return RequestKind.JSON_SURROGATE_ESCAPE
-        found = find_violation(chr(code).encode(), self._policy)
-        return None if found is None else found.kind
+        if code not in self._verdicts:
+            found = find_violation(chr(code).encode(), self._policy)
+            self._verdicts[code] = None if found is None else found.kind
+        return self._verdicts[code]
 
 
 def _low_surrogate(buf: bytes, pos: int) -> int | None:
@@ -443,6 +466,7 @@ class MultipartInspector:
         self._offset = -2  # stream offset of _buf[0]
         self._state = "preamble"
         self._part: BodyInspector | None = None
+        self._received = 0
 
     @property
     def checked(self) -> int:
@@ -452,6 +476,7 @@ class MultipartInspector:
     def feed(self, chunk: bytes) -> list[Finding]:
         if self._state == "failed":
             return []
+        self._received += len(chunk)
         self._buf += chunk
         findings: list[Finding] = []
         progress = True
@@ -465,7 +490,8 @@ class MultipartInspector:
         if self._state in ("end", "failed"):
             return []
         self._state = "failed"
-        return [_body_finding(RequestKind.MALFORMED_MULTIPART, max(self._offset, 0))]
+        # Unterminated: the close delimiter never came; point at the body's end.
+        return [_body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
 
     def _consume(self, count: int) -> bytes:
         taken = bytes(self._buf[:count])
@@ -508,7 +534,8 @@ class MultipartInspector:
             return True
         line_end = self._buf.find(b"\r\n")
         if line_end < 0:
-            return len(self._buf) <= MAX_BOUNDARY_BYTES or self._fail(findings)
+            # Waiting for the line end; padding longer than a boundary is refused.
+            return len(self._buf) > MAX_BOUNDARY_BYTES and self._fail(findings)
         # RFC 2046 §5.1.1: transport-padding (LWSP) may follow a delimiter.
         if self._buf[:line_end].strip(b" \t"):
             return self._fail(findings)
@@ -522,8 +549,8 @@ class MultipartInspector:
         else:
             block_end = self._buf.find(b"\r\n\r\n")
             if block_end < 0:
-                fits = len(self._buf) <= MAX_PART_HEADER_BYTES
-                return fits or self._fail(findings)
+                too_big = len(self._buf) > MAX_PART_HEADER_BYTES
+                return too_big and self._fail(findings)
             block = bytes(self._buf[:block_end])
         base = self._offset
         self._consume(block_end + 2 if block_end == 0 else block_end + 4)
@@ -558,8 +585,8 @@ def _part_inspector(
     name = safe_name(params.get("name", b""))
     refusal = _filename_refusal(params, config.effective_path_policy)
     if refusal is not None:
-        refused, at = refusal
-        offset = base + max(block.find(b"filename"), 0) + at
+        refused, parameter = refusal
+        offset = base + max(block.find(parameter), 0)
         return Finding(Location.BODY, name, refused, offset)
     parsed = parse_media_type(fields.get("content-type", b"text/plain"))
     if parsed is None:
@@ -577,25 +604,29 @@ def _part_inspector(
 
 def _filename_refusal(
     params: dict[str, bytes], policy: Policy
-) -> tuple[Kind | RequestKind, int] | None:
-    """The first refusal in ``filename`` or ``filename*``, with a rough offset."""
+) -> tuple[Kind | RequestKind, bytes] | None:
+    """The first refusal in ``filename`` or ``filename*``, and that parameter's name.
+
+    Findings point at the parameter, not into its value: the value may be quoted or
+    percent-encoded, and the parameter is what a reader looks for.
+    """
     plain = params.get("filename")
     if plain is not None:
         found = find_violation(plain, policy)
         if found is not None:
-            return found.kind, found.start
+            return found.kind, b"filename="
     extended = params.get("filename*")
     if extended is None:
         return None
     # RFC 8187 §3.2.1: ext-value = charset "'" [ language ] "'" value-chars
     charset, _, rest = extended.partition(b"'")
-    _, quote2, value = rest.partition(b"'")
-    if not quote2 or charset.lower() not in (b"utf-8", b"us-ascii"):
-        return RequestKind.UNSUPPORTED_CHARSET, 0
+    _, quote, value = rest.partition(b"'")
+    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
+        return RequestKind.UNSUPPORTED_CHARSET, b"filename*"
     decoded = percent_decode(value)
     if decoded.errors:
-        return decoded.errors[0]
+        return decoded.errors[0][0], b"filename*"
     found = find_violation(decoded.data, policy)
     if found is not None:
-        return found.kind, decoded.raw_offset(found.start)
+        return found.kind, b"filename*"
     return None

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Final
 
 from .._policy import STRICT, Policy
+from .._scan import is_valid
 from ._finding import Finding, ViolationEvent
 
 __all__ = [
@@ -56,6 +58,10 @@ class GuardConfig:
     on_violation: Callable[[ViolationEvent], None] | None = None
     #: ``path_policy`` (or ``policy``) with NUL, controls and bidi controls refused.
     effective_path_policy: Policy = field(init=False, repr=False)
+    #: The ASCII bytes each policy refuses, as a pattern (None: it refuses none), so
+    #: that plain ASCII, most of any request, skips the full scan.
+    ascii_refused: re.Pattern[bytes] | None = field(init=False, repr=False)
+    path_ascii_refused: re.Pattern[bytes] | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -85,6 +91,15 @@ class GuardConfig:
             base, allow_nul=False, allow_controls=False, allow_bidi_controls=False
         )
         object.__setattr__(self, "effective_path_policy", path)
+        object.__setattr__(self, "ascii_refused", _ascii_refused(self.policy))
+        object.__setattr__(self, "path_ascii_refused", _ascii_refused(path))
+
+    def is_plain(self, value: bytes, *, path: bool = False) -> bool:
+        """True when ``value`` is ASCII that the policy (or path policy) allows."""
+        if not value.isascii():
+            return False
+        refused = self.path_ascii_refused if path else self.ascii_refused
+        return refused is None or refused.search(value) is None
 
     def report(self, findings: Iterable[Finding], action: str, scope_type: str) -> None:
         """Log each finding and pass it to ``on_violation``; never log request bytes."""
@@ -100,6 +115,16 @@ class GuardConfig:
             )
             if self.on_violation is not None:
                 self.on_violation(ViolationEvent(finding, action, scope_type))
+
+
+def _ascii_refused(policy: Policy) -> re.Pattern[bytes] | None:
+    # Asked of the core, one byte at a time, once per configuration.
+    refused = [
+        bytes([byte]) for byte in range(0x80) if not is_valid(bytes([byte]), policy)
+    ]
+    if not refused:
+        return None
+    return re.compile(b"[" + b"".join(map(re.escape, refused)) + b"]")
 
 
 def _check_size(name: str, value: object) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ._body import BodyInspector, body_inspector
-from ._config import GuardConfig
+from ._config import GuardConfig, logger
 from ._finding import Finding
 from ._problem import Problem, invalid_request, too_large
 from ._request import RequestHead, inspect_head, normalize_head
@@ -101,7 +101,7 @@ class BodyCheck:
         else:
             self._inspector = inspector
         if self._inspector is not None and self._over_limit(_declared_length(headers)):
-            self.refusal = too_large(config.max_body_size)
+            self.refusal = self._too_large()
 
     @property
     def inspected(self) -> bool:
@@ -120,7 +120,7 @@ class BodyCheck:
         if self._inspector is None:
             return None
         if self._over_limit(self._received):
-            return too_large(self._config.max_body_size)
+            return self._too_large()
         return self._decide(self._inspector.feed(chunk))
 
     def finish(self) -> Problem | None:
@@ -128,6 +128,15 @@ class BodyCheck:
         if self._inspector is None:
             return None
         return self._decide(self._inspector.finish())
+
+    def _too_large(self) -> Problem:
+        limit = self._config.max_body_size
+        logger.warning(
+            "utf8guard blocked %s: body over max_body_size (%d bytes)",
+            self._scope_type,
+            limit,
+        )
+        return too_large(limit)
 
     def _over_limit(self, size: int | None) -> bool:
         # Report mode lets every request through unchanged, so it enforces no limit.

@@ -12,13 +12,15 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Final
+from urllib.parse import unquote_to_bytes
 
 from ._finding import RequestKind
 
 __all__ = ["Decoded", "incomplete_escape_start", "percent_decode"]
 
-# RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG.
-_ESCAPE: Final = re.compile(rb"%([0-9A-Fa-f]{2})?")
+# RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG; any other "%" is malformed.
+_WELL_FORMED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+_MALFORMED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
 #: Raw bytes one well-formed escape takes ("%XX"), less the one byte it becomes.
 _ESCAPE_SHRINK: Final = 2
@@ -26,19 +28,25 @@ _ESCAPE_SHRINK: Final = 2
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
-    """Decoded bytes, where escapes were, and the escape errors found.
+    """Decoded bytes, the raw input, and the escape errors found in it.
 
-    ``escapes`` holds the decoded index of each byte that came from a ``%XX`` escape;
     ``errors`` holds ``(kind, raw offset)`` of each malformed or non-standard escape.
     """
 
     data: bytes
-    escapes: tuple[int, ...]
+    raw: bytes
     errors: tuple[tuple[RequestKind, int], ...]
 
     def raw_offset(self, index: int) -> int:
-        """The raw offset of decoded byte ``index`` (its ``%`` if it was escaped)."""
-        return index + _ESCAPE_SHRINK * bisect_left(self.escapes, index)
+        """The raw offset of decoded byte ``index`` (its ``%`` if it was escaped).
+
+        Computed on demand: only a finding needs it.
+        """
+        escapes = [
+            match.start() - _ESCAPE_SHRINK * number
+            for number, match in enumerate(_WELL_FORMED.finditer(self.raw))
+        ]
+        return index + _ESCAPE_SHRINK * bisect_left(escapes, index)
 
 
 def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:
@@ -53,26 +61,20 @@ def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:
     if plus_is_space:
         raw = raw.replace(b"+", b" ")
     if b"%" not in raw:
-        return Decoded(raw, (), ())
-    out = bytearray()
-    escapes: list[int] = []
-    errors: list[tuple[RequestKind, int]] = []
-    pos = 0
-    for match in _ESCAPE.finditer(raw):
-        out += raw[pos : match.start()]
-        pos = match.end()
-        if match.group(1) is not None:
-            escapes.append(len(out))
-            out.append(int(match.group(1), 16))
-            continue
-        out += b"%"
-        follower = raw[pos : pos + 1]
-        kind = RequestKind.MALFORMED_ESCAPE
-        if follower in (b"u", b"U"):
-            kind = RequestKind.NONSTANDARD_ESCAPE
-        errors.append((kind, match.start()))
-    out += raw[pos:]
-    return Decoded(bytes(out), tuple(escapes), tuple(errors))
+        return Decoded(raw, raw, ())
+    errors: tuple[tuple[RequestKind, int], ...] = ()
+    if _MALFORMED.search(raw) is not None:
+        errors = tuple(
+            (
+                RequestKind.NONSTANDARD_ESCAPE
+                if raw[match.end() : match.end() + 1] in (b"u", b"U")
+                else RequestKind.MALFORMED_ESCAPE,
+                match.start(),
+            )
+            for match in _MALFORMED.finditer(raw)
+        )
+    # unquote_to_bytes decodes exactly the well-formed %XX and keeps any other "%".
+    return Decoded(unquote_to_bytes(raw), raw, errors)
 
 
 def incomplete_escape_start(raw: bytes) -> int:

@@ -37,8 +37,8 @@ def invalid_request(findings: Sequence[Finding]) -> Problem:
     >>> from utf8guard.middleware._finding import Finding, Location, RequestKind
     >>> status, _, body = invalid_request(
     ...     [Finding(Location.PATH, None, RequestKind.ENCODED_SEPARATOR, 4)])
-    >>> status, body[:41]
-    (400, b'{"type":"tag:utf8guard,2026:invalid-requ')
+    >>> status, json.loads(body)["violations"]
+    (400, [{'location': 'path', 'kind': 'encoded_separator', 'offset': 4}])
     """
     violations: list[dict[str, object]] = []
     for finding in findings:

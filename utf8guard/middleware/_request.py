@@ -10,7 +10,7 @@ from urllib.parse import quote, quote_plus
 
 from .._policy import Policy
 from .._repair import repair
-from .._scan import iter_violations
+from .._scan import find_violation, iter_violations
 from ._config import GuardConfig
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._percent import Decoded, percent_decode
@@ -58,14 +58,23 @@ LOOKALIKE_SEPARATORS: Final = (
     (0xA60E, 0xA60E),
     (0x10A50, 0x10A50),
 )
+# UTF-8 is self-synchronising, so searching the encoded forms finds exactly the code
+# points, even among ill-formed bytes, with byte offsets.
 _LOOKALIKE: Final = re.compile(
-    "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in LOOKALIKE_SEPARATORS) + "]"
+    b"|".join(
+        re.escape(chr(code).encode())
+        for lo, hi in LOOKALIKE_SEPARATORS
+        for code in range(lo, hi + 1)
+    )
 )
-# Every %XX that a second decode would turn into an escape: %25 then two hex digits.
-_DOUBLE_ESCAPE: Final = re.compile(rb"%25[0-9A-Fa-f]{2}")
-# %2F is "/" and %5C is "\\" (RFC 3986 §2.2: encoded delimiters are data, but routers
-# and filters disagree on that).
-_ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
+# One pass over a raw path for the escape tricks: %25 then two hex digits (a second
+# decode would see an escape the guard never checked); %2F and %5C (RFC 3986 §2.2:
+# encoded delimiters are data, but routers and filters disagree on that); and "." or
+# ".." segments, which RFC 3986 §5.2.4 removes but whose encoded forms survive that
+# step and become traversal after a later decode.
+_PATH_TRICK: Final = re.compile(
+    rb"%25[0-9A-Fa-f]{2}|%(?:2[Ff]|5[Cc])|(?<![^/])(?:%2[Ee]|\.){1,2}(?![^/])"
+)
 # RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
 _TOKEN: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.
@@ -95,7 +104,7 @@ def inspect_head(head: RequestHead, config: GuardConfig) -> list[Finding]:
     """Every finding in path, query and headers (the server bounds their size)."""
     return [
         *_path_findings(head, config),
-        *_query_findings(head.query_string, config.policy),
+        *_query_findings(head.query_string, config),
         *_header_findings(head.headers, config),
     ]
 
@@ -149,13 +158,14 @@ def _decoded_path_findings(
     decoded: bytes, to_raw: Callable[[int], int] | None, config: GuardConfig
 ) -> Iterator[Finding]:
     """UTF-8 and look-alike findings in a decoded path; ``to_raw`` maps offsets."""
+    if config.is_plain(decoded, path=True):
+        return
     for violation in iter_violations(decoded, config.effective_path_policy):
         offset = violation.start if to_raw is None else to_raw(violation.start)
         yield Finding(Location.PATH, None, violation.kind, offset, fixable=True)
     if not config.allow_lookalike_separators and not decoded.isascii():
-        text = decoded.decode("utf-8", "surrogateescape")
-        for match in _LOOKALIKE.finditer(text):
-            index = len(text[: match.start()].encode("utf-8", "surrogateescape"))
+        for match in _LOOKALIKE.finditer(decoded):
+            index = match.start()
             offset = index if to_raw is None else to_raw(index)
             yield Finding(Location.PATH, None, RequestKind.LOOKALIKE_SEPARATOR, offset)
 
@@ -164,20 +174,19 @@ def _escape_findings(raw: bytes, config: GuardConfig) -> Iterator[Finding]:
     """Double encoding, encoded separators and encoded dot segments in a raw path."""
     if b"%" not in raw:
         return
-    for match in _DOUBLE_ESCAPE.finditer(raw):
-        yield Finding(Location.PATH, None, RequestKind.DOUBLE_ENCODING, match.start())
-    if not config.allow_encoded_separators:
-        for match in _ENCODED_SEPARATOR.finditer(raw):
+    for match in _PATH_TRICK.finditer(raw):
+        found = match.group()
+        if found.startswith(b"%25"):
+            kind = RequestKind.DOUBLE_ENCODING
+        elif found.startswith(b"%") and found[1:].lower() in (b"2f", b"5c"):
+            if config.allow_encoded_separators:
+                continue
             kind = RequestKind.ENCODED_SEPARATOR
-            yield Finding(Location.PATH, None, kind, match.start())
-    offset = 0
-    for segment in raw.split(b"/"):
-        # RFC 3986 §5.2.4 removes "." and ".." segments; encoded ones survive that
-        # step and become traversal after a later decode.
-        if b"%" in segment and percent_decode(segment).data in (b".", b".."):
+        elif b"%" in found:
             kind = RequestKind.ENCODED_DOT_SEGMENT
-            yield Finding(Location.PATH, None, kind, offset)
-        offset += len(segment) + 1
+        else:
+            continue  # a plain "." or "..": the server's and router's business
+        yield Finding(Location.PATH, None, kind, match.start())
 
 
 def _form_pairs(raw: bytes) -> Iterator[tuple[int, bytes, int, bytes]]:
@@ -189,25 +198,32 @@ def _form_pairs(raw: bytes) -> Iterator[tuple[int, bytes, int, bytes]]:
         offset += len(field) + 1
 
 
-def _query_findings(query: bytes, policy: Policy) -> Iterator[Finding]:
+def _query_findings(query: bytes, config: GuardConfig) -> Iterator[Finding]:
     # WHATWG URL "application/x-www-form-urlencoded parsing": split on "&", then on
     # the first "=", then percent-decode with "+" as space.
-    if not query:
+    if b"%" not in query and config.is_plain(query):
+        return
+    # "&" and "=" are ASCII, and no sequence can span an ASCII byte: the whole decoded
+    # query is valid exactly when every decoded name and value is.
+    whole = percent_decode(query, plus_is_space=True)
+    if not whole.errors and find_violation(whole.data, config.policy) is None:
         return
     for name_at, name, value_at, value in _form_pairs(query):
         decoded_name = percent_decode(name, plus_is_space=True)
         shown = safe_name(decoded_name.data)
-        yield from _component_findings(decoded_name, name_at, shown, policy)
+        yield from _component_findings(decoded_name, name_at, shown, config)
         decoded_value = percent_decode(value, plus_is_space=True)
-        yield from _component_findings(decoded_value, value_at, shown, policy)
+        yield from _component_findings(decoded_value, value_at, shown, config)
 
 
 def _component_findings(
-    decoded: Decoded, base: int, name: str | None, policy: Policy
+    decoded: Decoded, base: int, name: str | None, config: GuardConfig
 ) -> Iterator[Finding]:
     for kind, offset in decoded.errors:
         yield Finding(Location.QUERY, name, kind, base + offset)
-    for violation in iter_violations(decoded.data, policy):
+    if config.is_plain(decoded.data):
+        return
+    for violation in iter_violations(decoded.data, config.policy):
         offset = base + decoded.raw_offset(violation.start)
         yield Finding(Location.QUERY, name, violation.kind, offset, fixable=True)
 
@@ -229,6 +245,8 @@ def _header_findings(
     for name, value in headers:
         if not _TOKEN.fullmatch(name):
             yield Finding(Location.HEADER, None, RequestKind.INVALID_HEADER_NAME, 0)
+            continue
+        if config.is_plain(value):
             continue
         lowered = name.lower()
         if lowered.decode("ascii") in config.skip_headers:

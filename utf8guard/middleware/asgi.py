@@ -123,10 +123,8 @@ def _head(scope: Scope) -> RequestHead:
         path=path if isinstance(path, str) else "",
         raw_path=raw_path,
         query_string=query if isinstance(query, bytes) else b"",
-        headers=tuple(
-            (bytes(name), bytes(value))
-            for name, value in (headers if isinstance(headers, list | tuple) else ())
-        ),
+        # The server's pairs as given (tuples or lists); the engine unpacks them.
+        headers=tuple(headers) if isinstance(headers, list | tuple) else (),
     )
 
 

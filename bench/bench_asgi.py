@@ -1,0 +1,213 @@
+"""Cost of Utf8GuardMiddleware: in-process µs per request, and uvicorn throughput.
+
+Two measurements for a minimal Starlette app, each for GET and for POST of a 4 KiB
+JSON body: (1) the middleware driven in process with hand-written receive/send, as
+µs added per request over the bare app; (2) requests per second under uvicorn on
+127.0.0.1, bare and guarded, driven by a keep-alive load generator on loopback for a
+fixed time. Run: ``python -m bench.bench_asgi [--seconds 3]``. Loopback only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from utf8guard.middleware import Utf8GuardMiddleware
+from utf8guard.middleware.asgi import ASGIApp, Message, Scope
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _json_body(size: int) -> bytes:
+    """About ``size`` bytes of JSON with raw non-ASCII text, as browsers send it
+    (JSON.stringify escapes nothing above U+001F)."""
+    items: list[dict[str, object]] = []
+    while len(json.dumps({"items": items}, ensure_ascii=False).encode()) < size - 40:
+        items.append({"name": "café €", "id": len(items)})
+    return json.dumps({"items": items}, ensure_ascii=False).encode()
+
+
+JSON_BODY = _json_body(4 * 1024)
+HEADERS = [
+    (b"host", b"127.0.0.1"),
+    (b"user-agent", b"bench/1.0"),
+    (b"accept", b"application/json"),
+    (b"accept-language", b"de-CH,de;q=0.9"),
+    (b"cookie", b"session=abc123; theme=dark"),
+]
+
+
+async def endpoint(request: Request) -> Response:
+    await request.body()
+    return Response(b"ok", media_type="text/plain")
+
+
+def plain() -> ASGIApp:
+    """The bare app (uvicorn factory)."""
+    return Starlette(routes=[Route("/{rest:path}", endpoint, methods=["GET", "POST"])])
+
+
+def guarded() -> ASGIApp:
+    """The same app behind Utf8GuardMiddleware with default options."""
+    app = Starlette(routes=[Route("/{rest:path}", endpoint, methods=["GET", "POST"])])
+    app.add_middleware(Utf8GuardMiddleware)
+    return app
+
+
+def scope_for(method: str) -> tuple[Scope, bytes]:
+    headers = list(HEADERS)
+    body = b""
+    if method == "POST":
+        body = JSON_BODY
+        headers += [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+    scope: Scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": "/api/caf\u00e9/items",
+        "raw_path": b"/api/caf%C3%A9/items",
+        "query_string": b"page=2&q=caf%C3%A9&sort=name",
+        "root_path": "",
+        "headers": headers,
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 50000),
+    }
+    return scope, body
+
+
+async def _drive(app: ASGIApp, method: str, count: int) -> float:
+    scope, body = scope_for(method)
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: Message) -> None:
+        return None
+
+    start = time.perf_counter()
+    for _ in range(count):
+        await app(dict(scope), receive, send)
+    return (time.perf_counter() - start) / count * 1e6
+
+
+def in_process(count: int) -> dict[str, tuple[float, float]]:
+    """µs per request, bare and guarded, for GET and POST (best of 3 runs)."""
+    results = {}
+    for method in ("GET", "POST"):
+        bare = min(asyncio.run(_drive(plain(), method, count)) for _ in range(3))
+        guard = min(asyncio.run(_drive(guarded(), method, count)) for _ in range(3))
+        results[method] = (bare, guard)
+    return results
+
+
+def _raw_request(method: str) -> bytes:
+    scope, body = scope_for(method)
+    target = scope["raw_path"] + b"?" + scope["query_string"]  # type: ignore[operator]
+    lines = [f"{method} ".encode() + target + b" HTTP/1.1"]
+    lines += [name + b": " + value for name, value in scope["headers"]]  # type: ignore[attr-defined]
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+async def _client(port: int, raw: bytes, stop: float) -> int:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    done = 0
+    try:
+        while time.perf_counter() < stop:
+            writer.write(raw)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+            done += 1
+    finally:
+        writer.close()
+    return done
+
+
+async def _load(port: int, raw: bytes, seconds: float, connections: int) -> float:
+    stop = time.perf_counter() + seconds
+    counts = await asyncio.gather(
+        *(_client(port, raw, stop) for _ in range(connections))
+    )
+    return sum(counts) / seconds
+
+
+def throughput(factory: str, seconds: float, connections: int) -> dict[str, float]:
+    """Requests per second for GET and POST against uvicorn serving ``factory``."""
+    # A free port, then --host/--port: with --fd, uvicorn takes the socket for an
+    # AF_UNIX one and leaves Nagle's algorithm on, which costs 40 ms per response.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--factory",
+        f"bench.bench_asgi:{factory}",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-access-log",
+        "--log-level",
+        "warning",
+    ]
+    server = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
+        command, cwd=ROOT, env=dict(os.environ)
+    )
+    try:
+        time.sleep(1.5)
+        asyncio.run(_load(port, _raw_request("GET"), 0.5, 2))  # warm up
+        return {
+            method: asyncio.run(_load(port, _raw_request(method), seconds, connections))
+            for method in ("GET", "POST")
+        }
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--count", type=int, default=3000, help="in-process runs")
+    args = parser.parse_args(argv)
+    cost = in_process(args.count)
+    bare_rps = throughput("plain", args.seconds, args.connections)
+    guard_rps = throughput("guarded", args.seconds, args.connections)
+    print(
+        "| request | bare µs | guarded µs | +µs | bare req/s | guarded req/s | ratio |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for method, label in (
+        ("GET", "GET, 5 headers, query"),
+        ("POST", "POST 4 KiB JSON"),
+    ):
+        bare, guard = cost[method]
+        ratio = guard_rps[method] / bare_rps[method]
+        print(
+            f"| {label} | {bare:.1f} | {guard:.1f} | {guard - bare:.1f} | "
+            f"{bare_rps[method]:.0f} | {guard_rps[method]:.0f} | {ratio:.0%} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

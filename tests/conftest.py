@@ -1,0 +1,44 @@
+"""Shared fixtures: the stress corpus and every policy combination."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from utf8guard import Policy
+
+# CI machines are small and shared: judge properties by their results, not their timing.
+settings.register_profile("ci", deadline=None)
+settings.load_profile("ci")
+
+#: The init fields of Policy, in order.
+FLAGS = [f.name for f in fields(Policy) if f.init]
+#: All 64 policies.
+ALL_POLICIES = [
+    Policy(**dict(zip(FLAGS, values, strict=True)))
+    for values in itertools.product((False, True), repeat=len(FLAGS))
+]
+
+
+def cpython_span(data: bytes) -> tuple[int, int] | None:
+    """The span of CPython's first UnicodeDecodeError for ``data``, or None."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start, exc.end
+    return None
+
+
+@pytest.fixture(scope="session")
+def kuhn_corpus() -> bytes:
+    """Markus Kuhn's UTF-8 decoder stress test, located by UTF8GUARD_CORPUS."""
+    default = Path(__file__).parent.parent.parent / "shared/corpus/UTF-8-test.txt"
+    path = Path(os.environ.get("UTF8GUARD_CORPUS", default))
+    if not path.is_file():
+        pytest.skip(f"stress corpus not found at {path}; set UTF8GUARD_CORPUS")
+    return path.read_bytes()

@@ -1,0 +1,376 @@
+"""Streaming body inspectors: every rule, at every chunk split."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from utf8guard import STRICT, Policy
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._body import (
+    BodyInspector,
+    FormInspector,
+    JsonInspector,
+    MultipartInspector,
+    TextInspector,
+    body_inspector,
+    parse_media_type,
+)
+from utf8guard.middleware._finding import Finding
+
+CONFIG = GuardConfig()
+
+
+def run(inspector: BodyInspector, chunks: Sequence[bytes]) -> list[tuple[str, int]]:
+    findings: list[Finding] = []
+    for chunk in chunks:
+        findings += inspector.feed(chunk)
+    findings += inspector.finish()
+    return [(finding.kind.value, finding.offset) for finding in findings]
+
+
+def splits(data: bytes) -> list[list[bytes]]:
+    """``data`` whole, byte by byte, and cut in two at every position."""
+    cuts = [[data], [data[i : i + 1] for i in range(len(data))]]
+    return cuts + [[data[:i], data[i:]] for i in range(len(data) + 1)]
+
+
+TEXT_CASES = [
+    ("valid", "ä€𝄞 text".encode(), []),
+    ("overlong", b"ab\xc0\xaf", [("overlong", 2)]),
+    ("truncated-end", b"ab\xe2\x82", [("truncated", 2)]),
+    ("noncharacter", b"\xef\xbf\xbe", [("noncharacter", 0)]),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [case[1:] for case in TEXT_CASES],
+    ids=[case[0] for case in TEXT_CASES],
+)
+def test_text_every_split(data: bytes, expected: list[tuple[str, int]]) -> None:
+    for chunks in splits(data):
+        assert run(TextInspector(STRICT), chunks) == expected, chunks
+
+
+def test_text_checked_stops_before_an_unfinished_sequence() -> None:
+    inspector = TextInspector(STRICT, base=10)
+    inspector.feed(b"ab\xe2\x82")
+    assert inspector.checked == 12
+
+
+JSON_CASES = [
+    ("valid", '{"a": "ä€𝄞"}'.encode(), []),
+    ("pair", b'{"a": "\\ud83d\\ude00"}', []),
+    ("escaped-backslash", b'{"a": "\\\\ud800"}', []),
+    ("lone-high", b'{"a": "\\ud800"}', [("json_surrogate_escape", 7)]),
+    ("lone-high-at-end", b'"\\uD800', [("json_surrogate_escape", 1)]),
+    ("lone-low", b'"\\udc00"', [("json_surrogate_escape", 1)]),
+    (
+        "reversed-pair",
+        b'"\\ude00\\ud83d"',
+        [("json_surrogate_escape", 1), ("json_surrogate_escape", 7)],
+    ),
+    ("high-then-bmp", b'"\\ud83d\\u0041"', [("json_surrogate_escape", 1)]),
+    ("escaped-noncharacter", b'"\\uffff"', [("noncharacter", 1)]),
+    ("escaped-pair-noncharacter", b'"\\udbff\\udfff"', [("noncharacter", 1)]),
+    ("escaped-nul-allowed", b'"\\u0000"', []),
+    ("malformed-escape", b'"\\u12G4"', [("malformed_json_escape", 1)]),
+    ("truncated-escape", b'"\\u12', [("malformed_json_escape", 1)]),
+    ("trailing-backslash", b'"\\', [("malformed_json_escape", 1)]),
+    ("other-escapes", b'"\\n\\t\\"\\/"', []),
+    ("raw-surrogate", b'"\xed\xa0\x80"', [("surrogate", 1)]),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [case[1:] for case in JSON_CASES],
+    ids=[case[0] for case in JSON_CASES],
+)
+def test_json_every_split(data: bytes, expected: list[tuple[str, int]]) -> None:
+    for chunks in splits(data):
+        assert run(JsonInspector(STRICT), chunks) == expected, chunks
+
+
+def test_json_policy_applies_to_escapes() -> None:
+    no_nul = Policy(allow_nul=False)
+    assert run(JsonInspector(no_nul), [b'"\\u0000"']) == [("nul", 1)]
+
+
+def test_json_checked_waits_for_the_escape() -> None:
+    inspector = JsonInspector(STRICT)
+    inspector.feed(b'"ok \\ud83d')
+    assert inspector.checked == 4
+    inspector.feed(b"\\ude00")
+    assert inspector.checked == 16
+
+
+FORM_CASES = [
+    ("valid", "a=1&b=%C3%A4&c=€+x&d".encode(), []),
+    ("empty", b"", []),
+    (
+        # one finding per name or value: its validator stops at the first
+        "value-overlong",
+        b"a=1&q=%C0%AF&r=%FF",
+        [("q", "overlong", 6), ("r", "invalid_byte", 15)],
+    ),
+    ("name-invalid", b"%FF=1", [(None, "invalid_byte", 0)]),
+    ("raw-invalid", b"q=ab\xff", [("q", "invalid_byte", 4)]),
+    ("truncated-value", b"q=%E2%82&r=1", [("q", "truncated", 2)]),
+    ("truncated-at-end", b"q=%E2%82", [("q", "truncated", 2)]),
+    ("truncated-name-at-end", b"q%E2", [(None, "truncated", 1)]),
+    (
+        "malformed",
+        b"q=%G1&r=%",
+        [("q", "malformed_escape", 2), ("r", "malformed_escape", 8)],
+    ),
+    ("iis", b"q=%u0041", [("q", "nonstandard_escape", 2)]),
+    ("second-equals", b"q=a=%FF", [("q", "invalid_byte", 4)]),
+    ("long-name-hidden", b"n" * 70 + b"=%FF", [(None, "invalid_byte", 71)]),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [case[1:] for case in FORM_CASES],
+    ids=[case[0] for case in FORM_CASES],
+)
+def test_form_every_split(
+    data: bytes, expected: list[tuple[str | None, str, int]]
+) -> None:
+    for chunks in splits(data):
+        inspector = FormInspector(STRICT)
+        findings: list[Finding] = []
+        for chunk in chunks:
+            findings += inspector.feed(chunk)
+        findings += inspector.finish()
+        got = [(f.name, f.kind.value, f.offset) for f in findings]
+        assert got == expected, chunks
+
+
+def test_form_checked_tracks_held_bytes() -> None:
+    inspector = FormInspector(STRICT)
+    inspector.feed(b"a=b&q=x%E2%82")
+    assert inspector.checked == 7
+    inspector.feed(b"%AC")
+    assert inspector.checked == 16
+    inspector.feed(b"&z=%")
+    assert inspector.checked == 19
+
+
+def multipart(*parts: bytes, boundary: bytes = b"XyZ") -> bytes:
+    body = b"".join(b"--" + boundary + b"\r\n" + part + b"\r\n" for part in parts)
+    return body + b"--" + boundary + b"--\r\n"
+
+
+def field(name: bytes, value: bytes, extra: bytes = b"") -> bytes:
+    return (
+        b'Content-Disposition: form-data; name="'
+        + name
+        + b'"'
+        + extra
+        + b"\r\n\r\n"
+        + value
+    )
+
+
+MULTIPART_CASES = [
+    ("valid", multipart(field(b"a", "ä€𝄞".encode()), field(b"b", b"2")), []),
+    ("preamble-epilogue", b"junk\xff\r\n" + multipart(field(b"a", b"1")) + b"\xff", []),
+    ("bad-text-part", multipart(field(b"a", b"x\xc0\xafy")), [("a", "overlong", 52)]),
+    (
+        "binary-part-passes",
+        multipart(
+            field(b"f", b"\xff\xfe", b'; filename="a.bin"\r\nContent-Type: image/png')
+        ),
+        [],
+    ),
+    (
+        "json-part",
+        multipart(field(b"j", b'"\\ud800"', b"\r\nContent-Type: application/json")),
+        [("j", "json_surrogate_escape", 84)],
+    ),
+    ("bad-part-name", multipart(field(b"\xc0\xaf", b"1")), [(None, "overlong", 45)]),
+    (
+        "filename-rlo",
+        multipart(field(b"f", b"x", '; filename="\u202etxt.exe"'.encode())),
+        [("f", "bidi_control", 49)],
+    ),
+    (
+        "filename-star-ok",
+        multipart(field(b"f", b"x", b"; filename*=UTF-8''%C3%A4.txt")),
+        [],
+    ),
+    (
+        "filename-star-overlong",
+        multipart(field(b"f", b"x", b"; filename*=UTF-8''%C0%AF")),
+        [("f", "overlong", 49)],
+    ),
+    (
+        "filename-star-bad-escape",
+        multipart(field(b"f", b"x", b"; filename*=utf-8''%G0")),
+        [("f", "malformed_escape", 49)],
+    ),
+    (
+        "filename-star-latin1",
+        multipart(field(b"f", b"x", b"; filename*=iso-8859-1''%E4")),
+        [("f", "unsupported_charset", 49)],
+    ),
+    (
+        "part-charset",
+        multipart(field(b"f", b"x", b"\r\nContent-Type: text/plain; charset=utf-16")),
+        [("f", "unsupported_charset", 7)],
+    ),
+    ("no-headers", multipart(b"\r\nvalue"), [(None, "malformed_multipart", 7)]),
+    (
+        "padding-after-delimiter",
+        b"--XyZ \t\r\n" + field(b"a", b"1") + b"\r\n--XyZ--",
+        [],
+    ),
+    (
+        "garbage-after-delimiter",
+        b"--XyZx\r\n" + field(b"a", b"1"),
+        [(None, "malformed_multipart", 5)],
+    ),
+    (
+        "unterminated",
+        b"--XyZ\r\n" + field(b"a", b"1"),
+        [(None, "malformed_multipart", 52)],
+    ),
+    ("empty", b"", [(None, "malformed_multipart", 0)]),
+    (
+        "header-no-colon",
+        multipart(b"oops\r\n\r\nx"),
+        [(None, "malformed_multipart", 7)],
+    ),
+    (
+        "no-disposition",
+        multipart(b"Content-Type: text/plain\r\n\r\nx"),
+        [(None, "malformed_multipart", 7)],
+    ),
+    (
+        "bad-part-type",
+        multipart(field(b"a", b"x", b"\r\nContent-Type: nonsense")),
+        [(None, "malformed_multipart", 7)],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [case[1:] for case in MULTIPART_CASES],
+    ids=[case[0] for case in MULTIPART_CASES],
+)
+def test_multipart_every_split(
+    data: bytes, expected: list[tuple[str | None, str, int]]
+) -> None:
+    for chunks in splits(data):
+        inspector = MultipartInspector(b"XyZ", CONFIG)
+        findings: list[Finding] = []
+        for chunk in chunks:
+            findings += inspector.feed(chunk)
+        findings += inspector.finish()
+        got = [(f.name, f.kind.value, f.offset) for f in findings]
+        assert got == expected, chunks
+
+
+def test_multipart_limits() -> None:
+    long_line = MultipartInspector(b"XyZ", CONFIG)
+    assert run(long_line, [b"--XyZ" + b" " * 100]) == [("malformed_multipart", 5)]
+    big_headers = MultipartInspector(b"XyZ", CONFIG)
+    assert run(big_headers, [b"--XyZ\r\n" + b"a" * 20000]) == [
+        ("malformed_multipart", 7)
+    ]
+
+
+def test_multipart_checked_holds_a_possible_delimiter() -> None:
+    inspector = MultipartInspector(b"XyZ", CONFIG)
+    inspector.feed(multipart(field(b"a", b"1"))[:-10] + b"0123456789")
+    # 63 bytes fed; the last 6 could start "\r\n--XyZ", so they wait
+    assert inspector.checked == 57
+
+
+@pytest.mark.parametrize(
+    ("value", "parsed"),
+    [
+        (b"text/plain", ("text/plain", {})),
+        (b' Text/HTML ; Charset = "utf-8" ', ("text/html", {"charset": "utf-8"})),
+        (
+            b'multipart/form-data; boundary="a\\"b"',
+            ("multipart/form-data", {"boundary": 'a"b'}),
+        ),
+        (b"text", None),
+        (b"text/plain; charset", None),
+    ],
+)
+def test_parse_media_type(value: bytes, parsed: object) -> None:
+    assert parse_media_type(value) == parsed
+
+
+DISPATCH_CASES = [
+    ("json", [(b"content-type", b"application/json")], "JsonInspector"),
+    ("problem-json", [(b"content-type", b"application/problem+json")], "JsonInspector"),
+    ("text", [(b"content-type", b"text/csv; charset=US-ASCII")], "TextInspector"),
+    (
+        "form",
+        [(b"content-type", b"application/x-www-form-urlencoded")],
+        "FormInspector",
+    ),
+    (
+        "multipart",
+        [(b"content-type", b"multipart/form-data; boundary=b")],
+        "MultipartInspector",
+    ),
+    ("binary", [(b"content-type", b"image/png")], None),
+    (
+        "binary-utf16",
+        [(b"content-type", b"application/octet-stream; charset=utf-16")],
+        None,
+    ),
+    ("none", [], None),
+    ("utf7", [(b"content-type", b"text/plain; charset=utf-7")], "unsupported_charset"),
+    (
+        "utf16-json",
+        [(b"content-type", b"application/json; charset=UTF-16")],
+        "unsupported_charset",
+    ),
+    ("unparsable", [(b"content-type", b"json")], "unsupported_charset"),
+    ("no-boundary", [(b"content-type", b"multipart/form-data")], "malformed_multipart"),
+    (
+        "two-types",
+        [(b"content-type", b"text/plain"), (b"Content-Type", b"image/png")],
+        "duplicate_header",
+    ),
+    (
+        "gzip",
+        [(b"content-type", b"text/plain"), (b"content-encoding", b"gzip")],
+        "unsupported_content_encoding",
+    ),
+    (
+        "identity",
+        [(b"content-type", b"text/plain"), (b"content-encoding", b"identity")],
+        "TextInspector",
+    ),
+    (
+        "gzip-binary",
+        [(b"content-type", b"image/png"), (b"content-encoding", b"gzip")],
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [case[1:] for case in DISPATCH_CASES],
+    ids=[case[0] for case in DISPATCH_CASES],
+)
+def test_body_inspector_dispatch(
+    headers: list[tuple[bytes, bytes]], expected: str | None
+) -> None:
+    got = body_inspector(headers, CONFIG)
+    if isinstance(got, Finding):
+        assert got.kind.value == expected
+    else:
+        assert (None if got is None else type(got).__name__) == expected

@@ -1,0 +1,237 @@
+"""Path, query and header rules of the engine, one vector per rule."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from utf8guard import Kind, Policy
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._finding import Finding, Location, RequestKind
+from utf8guard.middleware._request import (
+    LOOKALIKE_SEPARATORS,
+    RequestHead,
+    inspect_head,
+    normalize_head,
+)
+
+STRICT_CONFIG = GuardConfig()
+R = RequestKind
+
+
+def head(
+    raw_path: bytes | None = b"/",
+    query: bytes = b"",
+    headers: tuple[tuple[bytes, bytes], ...] = (),
+    path: str = "/",
+) -> RequestHead:
+    return RequestHead(
+        path=path, raw_path=raw_path, query_string=query, headers=headers
+    )
+
+
+def kinds(findings: list[Finding]) -> list[tuple[str, int]]:
+    return [(finding.kind.value, finding.offset) for finding in findings]
+
+
+PATH_CASES = [
+    # (id, raw path, [(kind, raw offset)]); source in the comment
+    ("ascii", b"/a/b.txt", []),
+    ("utf8-raw", "/ä/€/𝄞".encode(), []),
+    ("utf8-escaped", b"/%C3%A4/%E2%82%AC/%F0%9D%84%9E", []),
+    # Table 3-7: C0 is never a lead; AF then stands alone (the classic %C0%AF "/")
+    (
+        "overlong-c0af",
+        b"/etc%C0%AFpasswd",
+        [("overlong", 4), ("unexpected_continuation", 7)],
+    ),
+    (
+        "surrogate-escaped",
+        b"/%ED%A0%80",
+        [
+            ("surrogate", 1),
+            ("unexpected_continuation", 4),
+            ("unexpected_continuation", 7),
+        ],
+    ),
+    ("raw-invalid-byte", b"/a\xffb", [("invalid_byte", 2)]),
+    ("nul", b"/a%00b", [("nul", 2)]),
+    ("control", b"/a%01", [("control", 2)]),
+    ("bidi-rlo", b"/a%E2%80%AEb", [("bidi_control", 2)]),
+    ("noncharacter", b"/%EF%BF%BF", [("noncharacter", 1)]),
+    ("malformed-escape", b"/%G0", [("malformed_escape", 1)]),
+    ("trailing-percent", b"/a%", [("malformed_escape", 2)]),
+    ("iis-escape", b"/%u002f", [("nonstandard_escape", 1)]),
+    ("double-c0af", b"/%25C0%25AF", [("double_encoding", 1), ("double_encoding", 6)]),
+    ("double-dot", b"/%252e", [("double_encoding", 1)]),
+    ("percent-literal-ok", b"/100%25", []),
+    ("encoded-slash", b"/a%2Fb", [("encoded_separator", 2)]),
+    ("encoded-backslash", b"/a%5cb", [("encoded_separator", 2)]),
+    ("encoded-dotdot", b"/%2e%2e/etc", [("encoded_dot_segment", 1)]),
+    ("encoded-dot", b"/a/%2E/b", [("encoded_dot_segment", 3)]),
+    ("half-encoded-dotdot", b"/.%2e/x", [("encoded_dot_segment", 1)]),
+    ("literal-dots-left-to-server", b"/a/../b", []),
+    ("literal-dots-beside-escapes", b"/./a/../b%20c/...%2e", []),
+    ("fullwidth-solidus", "/a\uff0fb".encode(), [("lookalike_separator", 2)]),
+    ("division-slash", b"/a%E2%88%95b", [("lookalike_separator", 2)]),
+    ("fraction-slash", "/a\u2044b".encode(), [("lookalike_separator", 2)]),
+    (
+        "fullwidth-dot",
+        "/\uff0e\uff0e/x".encode(),
+        [("lookalike_separator", 1), ("lookalike_separator", 4)],
+    ),
+    ("two-dot-leader", "/\u2025/x".encode(), [("lookalike_separator", 1)]),
+    (
+        "lookalike-after-invalid",
+        b"/\xff\xef\xbc\x8f",
+        [("invalid_byte", 1), ("lookalike_separator", 2)],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [case[1:] for case in PATH_CASES],
+    ids=[case[0] for case in PATH_CASES],
+)
+def test_path_rules(raw: bytes, expected: list[tuple[str, int]]) -> None:
+    findings = inspect_head(head(raw), STRICT_CONFIG)
+    assert kinds(findings) == expected
+    assert all(finding.location is Location.PATH for finding in findings)
+
+
+def test_path_options_allow_separators_and_lookalikes() -> None:
+    config = GuardConfig(allow_encoded_separators=True, allow_lookalike_separators=True)
+    assert inspect_head(head("/a%2Fb\uff0f".encode()), config) == []
+
+
+def test_path_policy_is_at_least_identifier() -> None:
+    lax = Policy(allow_noncharacters=True)
+    config = GuardConfig(path_policy=lax)
+    assert kinds(inspect_head(head(b"/%EF%BF%BF%00"), config)) == [("nul", 10)]
+
+
+def test_path_without_raw_path_checks_the_decoded_path() -> None:
+    lone = head(raw_path=None, path="/a\udcff/b%2F")
+    assert kinds(inspect_head(lone, STRICT_CONFIG)) == [
+        ("surrogate", 2),
+        ("unexpected_continuation", 3),
+        ("unexpected_continuation", 4),
+    ]
+    lookalike = head(raw_path=None, path="/a\uff0f")
+    assert kinds(inspect_head(lookalike, STRICT_CONFIG)) == [("lookalike_separator", 2)]
+
+
+def test_lookalike_table_holds_every_nfkc_separator() -> None:
+    # UAX #15: any code point whose NFKC form has "/", "\\" or "." must be listed.
+    listed = {cp for lo, hi in LOOKALIKE_SEPARATORS for cp in range(lo, hi + 1)}
+    for cp in range(0x80, 0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        folded = unicodedata.normalize("NFKC", chr(cp))
+        if any(separator in folded for separator in "/\\."):
+            assert cp in listed, f"U+{cp:04X}"
+
+
+QUERY_CASES = [
+    ("empty", b"", []),
+    ("valid", "a=1&b=ä&c=%E2%82%AC&d=𝄞".encode(), []),
+    ("plus-space", b"a+b=c+d", []),
+    (
+        "value-overlong",
+        b"a=1&q=%C0%AF",
+        [("q", "overlong", 6), ("q", "unexpected_continuation", 9)],
+    ),
+    ("name-invalid", b"%FF=1", [(None, "invalid_byte", 0)]),
+    (
+        "raw-byte",
+        b"q=\xed\xa0\x80",
+        [
+            ("q", "surrogate", 2),
+            ("q", "unexpected_continuation", 3),
+            ("q", "unexpected_continuation", 4),
+        ],
+    ),
+    ("malformed", b"q=%G", [("q", "malformed_escape", 2)]),
+    ("iis", b"q=%u0041", [("q", "nonstandard_escape", 2)]),
+    ("unsafe-name-hidden", b"a%20b=%FF", [(None, "invalid_byte", 6)]),
+    ("no-equals", b"flag&x=%FF", [("x", "invalid_byte", 7)]),
+    ("noncharacter", b"q=%EF%BF%BE", [("q", "noncharacter", 2)]),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [case[1:] for case in QUERY_CASES],
+    ids=[case[0] for case in QUERY_CASES],
+)
+def test_query_rules(query: bytes, expected: list[tuple[str | None, str, int]]) -> None:
+    findings = inspect_head(head(query=query), STRICT_CONFIG)
+    assert [(f.name, f.kind.value, f.offset) for f in findings] == expected
+    assert all(finding.location is Location.QUERY for finding in findings)
+
+
+HEADER_CASES = [
+    ("valid", ((b"x-name", "ä€𝄞".encode()),), []),
+    ("obs-text-latin1", ((b"x-name", b"caf\xe9"),), [("x-name", "truncated", 3)]),
+    (
+        "surrogate",
+        ((b"x-a", b"\xed\xa0"),),
+        [("x-a", "surrogate", 0), ("x-a", "unexpected_continuation", 1)],
+    ),
+    ("bad-name", ((b"x name", b"v"),), [(None, "invalid_header_name", 0)]),
+    ("empty-name", ((b"", b"v"),), [(None, "invalid_header_name", 0)]),
+    ("skipped-cookie", ((b"cookie", b"\xff"),), [(None, "invalid_byte", 0)]),
+]
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [case[1:] for case in HEADER_CASES],
+    ids=[case[0] for case in HEADER_CASES],
+)
+def test_header_rules(
+    headers: tuple[tuple[bytes, bytes], ...],
+    expected: list[tuple[str | None, str, int]],
+) -> None:
+    findings = inspect_head(head(headers=headers), STRICT_CONFIG)
+    got = [(f.name, f.kind.value, f.offset) for f in findings]
+    if headers[0][0] == b"cookie":
+        assert got == [("cookie", "invalid_byte", 0)]
+        skipping = GuardConfig(skip_headers=["Cookie"])
+        assert inspect_head(head(headers=headers), skipping) == []
+        return
+    assert got == expected
+
+
+def test_findings_are_fixable_only_for_utf8() -> None:
+    findings = inspect_head(head(b"/%C0%2F"), STRICT_CONFIG)
+    assert [(f.kind, f.fixable) for f in findings] == [
+        (R.ENCODED_SEPARATOR, False),
+        (Kind.OVERLONG, True),
+    ]
+
+
+def test_normalize_head_repairs_and_reencodes() -> None:
+    original = head(
+        raw_path=b"/a%C0b/%E2%82%AC",
+        query=b"q=%FF&r=\xc3\xa4+x&flag",
+        headers=((b"x-a", b"\xff"), (b"cookie", b"\xfe")),
+    )
+    config = GuardConfig(mode="normalize", skip_headers=["cookie"])
+    fixed = normalize_head(original, config)
+    assert fixed.path == "/a\ufffdb/€"
+    assert fixed.raw_path == b"/a%EF%BF%BDb/%E2%82%AC"
+    assert fixed.query_string == b"q=%EF%BF%BD&r=%C3%A4+x&flag="
+    assert fixed.headers == ((b"x-a", b"\xef\xbf\xbd"), (b"cookie", b"\xfe"))
+    assert inspect_head(fixed, config) == []
+
+
+def test_normalize_head_without_raw_path_or_query() -> None:
+    fixed = normalize_head(head(raw_path=None, path="/\udcff"), STRICT_CONFIG)
+    assert (fixed.path, fixed.raw_path, fixed.query_string) == (
+        "/\ufffd\ufffd\ufffd",
+        b"/%EF%BF%BD%EF%BF%BD%EF%BF%BD",
+        b"",
+    )

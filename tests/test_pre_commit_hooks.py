@@ -1,0 +1,126 @@
+"""The pre-commit hook: run its entry the way pre-commit does, on a real git repo.
+
+pre-commit runs ``entry`` plus the hook's ``args`` plus the staged file names (those
+its ``types`` select) and fails the commit on a non-zero exit. Installing pre-commit
+itself would need network access to build the hook's environment, so these tests run
+the entry directly, with the staged names from the same git command pre-commit uses.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOKS = ROOT / ".pre-commit-hooks.yaml"
+
+
+def load_hook() -> dict[str, object]:
+    hooks = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
+    (hook,) = (h for h in hooks if h["id"] == "utf8guard")
+    assert isinstance(hook, dict)
+    return hook
+
+
+def git(repo: Path, *args: str) -> bytes:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(repo),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "test",
+        "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "test",
+        "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    }
+    done = subprocess.run(  # noqa: S603 (fixed argv, no shell)
+        ["git", *args],  # noqa: S607 (git from PATH, as pre-commit finds it)
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return done.stdout
+
+
+def staged(repo: Path) -> list[str]:
+    """The file names pre-commit hands a hook for a normal commit."""
+    out = git(repo, "diff", "--staged", "--name-only", "--no-ext-diff", "-z")
+    return [os.fsdecode(name) for name in out.split(b"\0") if name]
+
+
+def run_hook(repo: Path, files: list[str]) -> subprocess.CompletedProcess[str]:
+    hook = load_hook()
+    entry = shlex.split(str(hook["entry"]))
+    args = hook.get("args", [])
+    assert isinstance(args, list)
+    # `language: python` installs this package; its console script is the entry.
+    script = Path(sysconfig.get_path("scripts")) / entry[0]
+    return subprocess.run(  # noqa: S603 (fixed argv, no shell)
+        [str(script), *entry[1:], *map(str, args), *files],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    git(tmp_path, "init", "--quiet", "--initial-branch=main")
+    (tmp_path / "README.txt").write_bytes("fine, naïve\n".encode())
+    git(tmp_path, "add", "README.txt")
+    git(tmp_path, "commit", "--quiet", "-m", "initial")
+    return tmp_path
+
+
+def test_hook_is_a_python_hook_on_text_files() -> None:
+    hook = load_hook()
+    assert hook["language"] == "python"
+    assert hook["types"] == ["text"]
+    assert shlex.split(str(hook["entry"]))[:2] == ["utf8guard", "check"]
+
+
+def test_hook_fails_on_a_staged_bad_file_and_passes_once_repaired(repo: Path) -> None:
+    bad = repo / "docs" / "naïve notes.txt"
+    bad.parent.mkdir()
+    bad.write_bytes(b"ok\n/etc\xc0\xafpasswd\n")
+    (repo / "good.txt").write_bytes("€ 𝄞\n".encode())
+    git(repo, "add", ".")
+    files = staged(repo)
+    assert files == ["docs/naïve notes.txt", "good.txt"]
+
+    failed = run_hook(repo, files)
+    assert failed.returncode == 1
+    assert failed.stdout == "docs/naïve notes.txt:2:5: overlong at byte 7 (C0)\n"
+    assert failed.stderr == ""
+
+    script = Path(sysconfig.get_path("scripts")) / "utf8guard"
+    repaired = subprocess.run(  # noqa: S603 (fixed argv, no shell)
+        [str(script), "repair", "--in-place", str(bad)], check=False
+    )
+    assert repaired.returncode == 1
+    git(repo, "add", ".")
+    passed = run_hook(repo, staged(repo))
+    assert (passed.returncode, passed.stdout, passed.stderr) == (0, "", "")
+
+
+def test_hook_over_all_files(repo: Path) -> None:
+    """``pre-commit run --all-files`` passes every tracked file instead."""
+    (repo / "latin1.txt").write_bytes("café\n".encode("latin-1"))
+    git(repo, "add", ".")
+    git(repo, "commit", "--quiet", "-m", "latin-1 slipped in")
+    tracked = [os.fsdecode(n) for n in git(repo, "ls-files", "-z").split(b"\0") if n]
+    done = run_hook(repo, tracked)
+    assert (done.returncode, done.stdout) == (
+        1,
+        "latin1.txt:1:4: truncated at byte 3 (E9)\n",
+    )
