@@ -344,8 +344,7 @@ class _CheckedInput(_Pieces):
                 yield data[:ready]
         if not finished:
             self._fail(self._body.finish())
-        if held:
-            yield held
+        yield held  # whatever finish() has now cleared; an empty piece is skipped
 
     def _fail(self, problem: Problem | None) -> None:
         if problem is not None and not self._report:
@@ -404,18 +403,17 @@ class _Deferred:
 
     def write(self, data: bytes) -> None:
         """The legacy ``write()`` callable; refused once the body is."""
-        self._begin()
-        if self._write is not None:
-            self._write(data)
+        self._begin()(data)
 
-    def _begin(self) -> None:
-        if self._write is not None:
-            return
-        if self._stream.problem is not None:
-            raise ValueError("request body refused by utf8guard")
-        if self._pending is None:
-            raise ValueError("the application did not call start_response")
-        self._write = self._start(*self._pending)
+    def _begin(self) -> Callable[[bytes], object]:
+        """Send the app's status and headers once; the server's ``write``."""
+        if self._write is None:
+            if self._stream.problem is not None:
+                raise ValueError("request body refused by utf8guard")
+            if self._pending is None:
+                raise ValueError("the application did not call start_response")
+            self._write = self._start(*self._pending)
+        return self._write
 
     def relay(self, result: Iterable[bytes]) -> Iterator[bytes]:
         """The app's body; the 400 instead if the body was refused before it began."""
