@@ -317,6 +317,21 @@ def test_buffered_mode_closes_the_apps_iterable() -> None:
     assert closed == [True]
 
 
+def test_refusal_after_spooling_to_a_file() -> None:
+    environ = make_environ("/", b"x" * 5000 + b"\xff", "text/plain")
+    app = Utf8GuardWSGIMiddleware(echo, memory_body_size=1024)
+    assert violations(call(app, environ))[0]["offset"] == 5000
+
+
+def test_app_error_in_buffered_mode_propagates() -> None:
+    def app(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
+        raise Boom("the app's own")
+
+    environ = make_environ("/", b"x" * 5000, "text/plain")
+    with pytest.raises(Boom, match="the app's own"):
+        call(Utf8GuardWSGIMiddleware(app, memory_body_size=1024), environ)
+
+
 def test_input_error_propagates() -> None:
     environ = make_environ("/", b"abc", "text/plain")
     environ["wsgi.input"] = Broken()

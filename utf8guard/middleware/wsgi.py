@@ -118,17 +118,19 @@ class Utf8GuardWSGIMiddleware:
         try:
             problem = _read_into(spool, body, environ)
             if problem is not None:
+                spool.close()
                 return _send_problem(start_response, problem)
             if body.needs_repair:
                 spool = _repaired(spool, self.config)
+            environ = dict(environ)
+            environ["wsgi.input"] = _reader(_Pieces(spool.chunks()))
+            environ["wsgi.input_terminated"] = True
+            environ["CONTENT_LENGTH"] = str(spool.size)
+            result = self.app(environ, start_response)
         except BaseException:
-            spool.close()
+            spool.close()  # the temporary file, if any; a second close is harmless
             raise
-        environ = dict(environ)
-        environ["wsgi.input"] = _reader(_Pieces(spool.chunks()))
-        environ["wsgi.input_terminated"] = True
-        environ["CONTENT_LENGTH"] = str(spool.size)
-        return _Closing(self.app(environ, start_response), spool.close)
+        return _Closing(result, spool.close)
 
 
 def environ_head(environ: WSGIEnvironment) -> RequestHead:
