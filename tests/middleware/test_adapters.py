@@ -8,6 +8,7 @@ request must get the same status, response body and ``on_violation`` events.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -177,3 +178,11 @@ def test_adapters_agree(row: Row, config: dict[str, object]) -> None:
     assert wsgi == asgi
     if config["mode"] == "block":
         assert wsgi[0] == row[5]
+
+
+def test_adapters_take_the_same_options() -> None:
+    asgi = inspect.signature(Utf8GuardMiddleware).parameters
+    wsgi = inspect.signature(Utf8GuardWSGIMiddleware).parameters
+    assert [(p.name, p.kind, p.default) for p in asgi.values() if p.name != "app"] == [
+        (p.name, p.kind, p.default) for p in wsgi.values() if p.name != "app"
+    ]

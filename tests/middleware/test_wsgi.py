@@ -160,6 +160,13 @@ def test_head_from_environ_recovers_bytes() -> None:
     ]
 
 
+def test_header_name_outside_latin1_is_refused_not_an_error() -> None:
+    environ = make_environ()
+    environ["HTTP_X_\u20ac"] = "v"
+    found = violations(call(Utf8GuardWSGIMiddleware(echo), environ))
+    assert found == [{"location": "header", "kind": "invalid_header_name", "offset": 0}]
+
+
 def test_empty_cgi_content_type_is_no_header() -> None:
     head = environ_head(make_environ(CONTENT_TYPE="", CONTENT_LENGTH=""))
     assert head.headers == ()

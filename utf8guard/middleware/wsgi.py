@@ -183,7 +183,7 @@ def _headers(environ: WSGIEnvironment) -> Iterator[tuple[bytes, bytes]]:
             name = key
         else:
             continue
-        yield name.replace("_", "-").lower().encode("latin-1"), _wsgi_bytes(value)
+        yield _wsgi_bytes(name.replace("_", "-").lower()), _wsgi_bytes(value)
 
 
 def _with_head(environ: WSGIEnvironment, head: RequestHead) -> WSGIEnvironment:
