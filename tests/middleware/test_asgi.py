@@ -338,8 +338,11 @@ def test_missing_raw_path_and_query_in_raw_path() -> None:
     scope = http_scope(raw_path=None)
     scope["path"] = "/a\udcc0"
     assert status(drive(guard, scope, [b""])) == 400
+    # found by fuzz_middleware: a query left on raw_path reaches the app, so it is
+    # checked (as path) rather than cut off
     with_query = http_scope(raw_path=b"/ok?q=%FF")
-    assert status(drive(guard, with_query, [b""])) == 200
+    assert status(drive(guard, with_query, [b""])) == 400
+    assert status(drive(guard, http_scope(raw_path=b"/ok?q=1"), [b""])) == 200
 
 
 def test_odd_scope_values_count_as_empty() -> None:

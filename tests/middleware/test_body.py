@@ -223,6 +223,16 @@ MULTIPART_CASES = [
         multipart(field(b"f", b"x", b"\r\nContent-Type: text/plain; charset=utf-16")),
         [("f", "unsupported_charset", 7)],
     ),
+    (
+        "part-base64",
+        multipart(field(b"f", b"wK8=", b"\r\nContent-Transfer-Encoding: base64")),
+        [("f", "unsupported_content_encoding", 7)],
+    ),
+    (
+        "part-8bit",
+        multipart(field(b"f", b"\xc3\xa4", b"\r\nContent-Transfer-Encoding: 8BIT")),
+        [],
+    ),
     ("no-headers", multipart(b"\r\nvalue"), [(None, "malformed_multipart", 7)]),
     (
         "padding-after-delimiter",

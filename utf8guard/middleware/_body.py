@@ -588,6 +588,12 @@ def _part_inspector(
         refused, parameter = refusal
         offset = base + max(block.find(parameter), 0)
         return Finding(Location.BODY, name, refused, offset)
+    # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
+    # quoted-printable part would hide its bytes from the check. Fail closed.
+    coding = fields.get("content-transfer-encoding", b"binary").lower()
+    if coding not in (b"7bit", b"8bit", b"binary"):
+        kind = RequestKind.UNSUPPORTED_CONTENT_ENCODING
+        return Finding(Location.BODY, name, kind, base)
     parsed = parse_media_type(fields.get("content-type", b"text/plain"))
     if parsed is None:
         return _body_finding(RequestKind.MALFORMED_MULTIPART, base)

@@ -48,7 +48,8 @@ class RequestKind(str, enum.Enum):
     #: a second Content-Type or Content-Encoding field (RFC 9110 §5.3: singletons whose
     #: duplicates two parsers may resolve differently)
     DUPLICATE_HEADER = "duplicate_header"
-    #: a Content-Encoding other than identity on a body the guard must inspect
+    #: a Content-Encoding other than identity on a body the guard must inspect, or a
+    #: multipart part with a Content-Transfer-Encoding such as base64
     UNSUPPORTED_CONTENT_ENCODING = "unsupported_content_encoding"
     #: a JSON ``\\u`` escape of a lone surrogate (RFC 8259 §8.2)
     JSON_SURROGATE_ESCAPE = "json_surrogate_escape"

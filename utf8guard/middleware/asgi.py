@@ -111,12 +111,9 @@ def _head(scope: Scope) -> RequestHead:
     """The request head from an ASGI scope; odd types count as empty (then refused)."""
     path = scope.get("path")
     raw_path = scope.get("raw_path")
-    if isinstance(raw_path, bytes):
-        # raw_path is the path component; a server that leaves the query on it is
-        # handled the same way.
-        raw_path = raw_path.partition(b"?")[0]
-    else:
-        raw_path = None
+    # raw_path is the path component. A server that leaves the query on it gets it
+    # checked as path, strictly: the app sees those bytes too.
+    raw_path = raw_path if isinstance(raw_path, bytes) else None
     query = scope.get("query_string")
     headers = scope.get("headers")
     return RequestHead(
