@@ -30,6 +30,7 @@ def make_environ(
     path: str = "/",
     body: bytes = b"",
     content_type: str = "",
+    /,
     **extra: object,
 ) -> WSGIEnvironment:
     """A minimal PEP 3333 environ; ``extra`` keys override (None deletes)."""
@@ -93,6 +94,7 @@ def echo(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]
             "CONTENT_LENGTH",
             "HTTP_X_NAME",
             "HTTP_X_OTHER",
+            "HTTP_X-ODD",
         )
     }
     seen["body"] = body.decode("latin-1")
@@ -202,6 +204,7 @@ def test_normalize_rewrites_path_query_headers_and_raw_targets() -> None:
         RAW_URI="/app/b%C0?q=%FF",
         HTTP_X_NAME="caf\xe9",
         HTTP_X_OTHER="\xff",
+        **{"HTTP_X-ODD": "\xff"},  # a key no server makes; repaired all the same
         CONTENT_TYPE="text/x-custom",
     )
     seen = seen_by(call(Utf8GuardWSGIMiddleware(echo, mode="normalize"), environ))
@@ -212,13 +215,19 @@ def test_normalize_rewrites_path_query_headers_and_raw_targets() -> None:
     assert seen["REQUEST_URI"] is None  # not invented where the server had none
     assert seen["HTTP_X_NAME"].encode("latin-1") == "caf\ufffd".encode()
     assert seen["HTTP_X_OTHER"].encode("latin-1") == "\ufffd".encode()
+    assert seen["HTTP_X-ODD"].encode("latin-1") == "\ufffd".encode()
     assert seen["CONTENT_TYPE"] == "text/x-custom"
 
 
-def test_normalize_of_the_mount_point_moves_it_into_path_info() -> None:
-    environ = make_environ("/x", SCRIPT_NAME="/\xff")
+def test_normalize_keeps_a_mount_point_the_raw_target_lacks() -> None:
+    # A proxy fix set SCRIPT_NAME from a forwarded prefix: it is not in RAW_URI.
+    environ = make_environ("/b\xff", SCRIPT_NAME="/\xff", RAW_URI="/b%FF")
     seen = seen_by(call(Utf8GuardWSGIMiddleware(echo, mode="normalize"), environ))
-    assert (seen["SCRIPT_NAME"], seen["PATH_INFO"]) == ("", "/\xef\xbf\xbd/x")
+    assert (seen["SCRIPT_NAME"], seen["PATH_INFO"]) == (
+        "/\xef\xbf\xbd",
+        "/b\xef\xbf\xbd",
+    )
+    assert seen["RAW_URI"] == "/b%EF%BF%BD"
 
 
 def test_normalize_repairs_the_body_and_its_length() -> None:

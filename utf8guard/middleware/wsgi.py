@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Final
 
 from .._policy import STRICT, Policy
+from .._repair import repair
 from .._stream import repair_stream
 from ._config import MAX_BODY_BYTES, MEMORY_BODY_BYTES, GuardConfig
 from ._engine import BodyCheck, check_head
@@ -96,7 +97,7 @@ class Utf8GuardWSGIMiddleware:
         if verdict.problem is not None:
             return _send_problem(start_response, verdict.problem)
         if verdict.head is not head:
-            environ = _with_head(environ, verdict.head)
+            environ = _with_head(environ, verdict.head, self.config)
         body = BodyCheck(verdict.head.headers, self.config, SCOPE_TYPE)
         if body.refusal is not None:
             return _send_problem(start_response, body.refusal)
@@ -151,7 +152,7 @@ def environ_head(environ: WSGIEnvironment) -> RequestHead:
         path=app_path.decode("utf-8", "replace"),
         raw_path=raw_path,
         query_string=_latin1(environ, "QUERY_STRING"),
-        headers=tuple(_headers(environ)),
+        headers=tuple((name, value) for _, name, value in _headers(environ)),
         app_path=app_path,
     )
 
@@ -169,8 +170,8 @@ def _wsgi_bytes(value: str) -> bytes:
         return value.encode("utf-8", "surrogatepass")
 
 
-def _headers(environ: WSGIEnvironment) -> Iterator[tuple[bytes, bytes]]:
-    """``(lower-case name, value)`` of each header: ``HTTP_*`` and the two CGI keys."""
+def _headers(environ: WSGIEnvironment) -> Iterator[tuple[str, bytes, bytes]]:
+    """``(key, lower-case name, value)`` of each header: ``HTTP_*`` and the CGI two."""
     for key, value in environ.items():
         if not isinstance(value, str):
             continue
@@ -183,23 +184,22 @@ def _headers(environ: WSGIEnvironment) -> Iterator[tuple[bytes, bytes]]:
             name = key
         else:
             continue
-        yield _wsgi_bytes(name.replace("_", "-").lower()), _wsgi_bytes(value)
+        yield key, _wsgi_bytes(name.replace("_", "-").lower()), _wsgi_bytes(value)
 
 
-def _with_head(environ: WSGIEnvironment, head: RequestHead) -> WSGIEnvironment:
+def _with_head(
+    environ: WSGIEnvironment, head: RequestHead, config: GuardConfig
+) -> WSGIEnvironment:
     """A copy of ``environ`` carrying the normalised head (the server's stays intact).
 
-    ``PATH_INFO`` is the repaired path after an unchanged ``SCRIPT_NAME`` prefix, and
-    the raw target keys are rewritten to the re-encoded path.
+    ``SCRIPT_NAME`` and ``PATH_INFO`` are repaired each in place (the same repair as
+    the engine's, so a mount point set by the server or a proxy fix stays where it
+    is); the raw target keys are rewritten to the engine's re-encoded path.
     """
     changed = dict(environ)
-    path = head.path.encode("utf-8")
-    script = _latin1(environ, "SCRIPT_NAME")
-    if not path.startswith(script):
-        # Repair changed the mount point itself: hand the whole path to PATH_INFO.
-        script = b""
-    changed["SCRIPT_NAME"] = script.decode("latin-1")
-    changed["PATH_INFO"] = path[len(script) :].decode("latin-1")
+    for key in ("SCRIPT_NAME", "PATH_INFO"):
+        fixed = repair(_latin1(environ, key), config.effective_path_policy)
+        changed[key] = fixed.decode("latin-1")
     query = head.query_string.decode("latin-1")
     changed["QUERY_STRING"] = query
     # normalize_head re-encodes the path as ASCII, so raw_path is set.
@@ -207,10 +207,9 @@ def _with_head(environ: WSGIEnvironment, head: RequestHead) -> WSGIEnvironment:
     for key in ("RAW_URI", "REQUEST_URI"):
         if key in changed:
             changed[key] = target
-    for name, value in head.headers:
-        key = name.decode("latin-1").upper().replace("-", "_")
-        if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            key = f"HTTP_{key}"
+    # normalize_head repairs each header in place, so they pair up with their keys.
+    keys = [key for key, _, _ in _headers(environ)]
+    for key, (_, value) in zip(keys, head.headers, strict=True):
         changed[key] = value.decode("latin-1")
     return changed
 
