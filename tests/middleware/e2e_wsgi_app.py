@@ -103,6 +103,7 @@ def create() -> Flask:
     methods = ["GET", "POST", "PUT"]
     app.add_url_rule("/", "view", view, defaults={"path": ""}, methods=methods)
     app.add_url_rule("/<path:path>", "view", view, methods=methods)
+    # Flask declares wsgi_app a method, and documents replacing it this way.
     app.wsgi_app = Utf8GuardWSGIMiddleware(  # type: ignore[method-assign]
         app.wsgi_app, max_body_size=64 * 1024 * 1024
     )
