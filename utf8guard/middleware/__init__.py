@@ -1,6 +1,7 @@
 """Request guards for web applications: refuse invalid UTF-8 before routing.
 
-``Utf8GuardMiddleware`` wraps any ASGI application (Starlette, FastAPI ...). The
+``Utf8GuardMiddleware`` wraps any ASGI application (Starlette, FastAPI ...),
+``Utf8GuardWSGIMiddleware`` any WSGI application (Flask, Django ...). The
 decisions live in a framework-free, sans-I/O engine shared by every adapter; no web
 framework is imported here.
 """
@@ -8,6 +9,7 @@ framework is imported here.
 from ._config import GuardConfig
 from ._finding import Finding, Location, RequestKind, ViolationEvent
 from .asgi import Utf8GuardMiddleware
+from .wsgi import Utf8GuardWSGIMiddleware
 
 __all__ = [
     "Finding",
@@ -15,5 +17,6 @@ __all__ = [
     "Location",
     "RequestKind",
     "Utf8GuardMiddleware",
+    "Utf8GuardWSGIMiddleware",
     "ViolationEvent",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote, quote_plus
@@ -87,12 +87,17 @@ class RequestHead:
 
     ``raw_path`` is the request target's path before percent-decoding, or None when the
     server gives only the decoded ``path`` (checked then as the server decoded it).
+    ``app_path`` is the decoded path as bytes when the server hands it over that way
+    (WSGI ``SCRIPT_NAME + PATH_INFO``): checked instead of ``path`` when there is no
+    ``raw_path``, and as well as it when the server's decoding differs from the
+    guard's (Werkzeug turns ``%C0`` into U+FFFD, which the app then sees as valid).
     """
 
     path: str
     raw_path: bytes | None
     query_string: bytes
     headers: tuple[tuple[bytes, bytes], ...]
+    app_path: bytes | None = None
 
 
 def inspect_head(head: RequestHead, config: GuardConfig) -> list[Finding]:
@@ -126,6 +131,8 @@ def normalize_head(head: RequestHead, config: GuardConfig) -> RequestHead:
 
 
 def _decoded_path(head: RequestHead) -> bytes:
+    if head.raw_path is None and head.app_path is not None:
+        return head.app_path
     if head.raw_path is None:
         # Lone surrogates from a lenient server decode come out as ED A0..BF, refused.
         return head.path.encode("utf-8", "surrogatepass")
@@ -135,13 +142,22 @@ def _decoded_path(head: RequestHead) -> bytes:
 def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
     raw = head.raw_path
     if raw is None:
-        decoded, to_raw = _decoded_path(head), None
-    else:
-        result = percent_decode(raw)
-        decoded, to_raw = result.data, result.raw_offset
-        for kind, offset in result.errors:
-            yield Finding(Location.PATH, None, kind, offset)
-        yield from _escape_findings(raw, config)
+        yield from _decoded_path_findings(_decoded_path(head), None, config)
+        return
+    result = percent_decode(raw)
+    for kind, offset in result.errors:
+        yield Finding(Location.PATH, None, kind, offset)
+    yield from _escape_findings(raw, config)
+    yield from _decoded_path_findings(result.data, result.raw_offset, config)
+    if head.app_path is not None and head.app_path != result.data:
+        # Offsets count from the start of the server-decoded path.
+        yield from _decoded_path_findings(head.app_path, None, config)
+
+
+def _decoded_path_findings(
+    decoded: bytes, to_raw: Callable[[int], int] | None, config: GuardConfig
+) -> Iterator[Finding]:
+    """UTF-8 and look-alike findings in a decoded path; ``to_raw`` maps offsets."""
     if config.is_plain(decoded, path=True):
         return
     for violation in iter_violations(decoded, config.effective_path_policy):
