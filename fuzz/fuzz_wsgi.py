@@ -40,7 +40,10 @@ from utf8guard.middleware.asgi import Message, Receive, Scope, Send
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
-__all__ = ["TestOneInput", "check", "main"]
+__all__ = ["MAX_LEN", "TestOneInput", "check", "main"]
+
+#: The same input layout as fuzz_middleware, so the same bound (libFuzzer -max_len).
+MAX_LEN: Final = 1024
 
 _PATH_POLICY: Final = GuardConfig().effective_path_policy
 #: The app reads to EOF in pieces of this size (a raw input returns short reads).

@@ -8,6 +8,7 @@ a harness that cannot fail proves nothing.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Iterator
 from importlib import import_module
@@ -49,6 +50,12 @@ def kuhn() -> bytes:
     if not path.is_file():
         pytest.skip(f"Kuhn's UTF-8-test.txt not found at {path} (UTF8GUARD_CORPUS)")
     return path.read_bytes()
+
+
+def test_every_target_the_runner_finds_declares_max_len() -> None:
+    # fuzz/run.py passes each harness's MAX_LEN to libFuzzer.
+    for name, module in targets().items():
+        assert isinstance(importlib.import_module(module).MAX_LEN, int), name
 
 
 def test_every_target_has_seeds() -> None:
