@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORPUS ?= $(or $(UTF8GUARD_CORPUS),../shared/corpus/UTF-8-test.txt)
 
 .PHONY: demo test lint typecheck unit unit-pure coverage fuzz-smoke fuzz bench \
-	bench-accel clean sanitize fuzz-accel-build fuzz-accel
+	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,7 +65,20 @@ FUZZ_TARGETS ?=
 fuzz: $(VENV)/.fuzz-installed
 	$(BIN)/python -m fuzz run --time $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-test: lint typecheck unit unit-pure coverage fuzz-smoke
+# The tests again from the unpacked sdist (pure Python, no build): every test module
+# must import there, and the core's and the engine's tests must pass.
+SDIST_DIR := build/sdist-test
+sdist-test: $(VENV)/.installed
+	rm -rf $(SDIST_DIR) && mkdir -p $(SDIST_DIR)
+	$(BIN)/python -m build --sdist --outdir $(SDIST_DIR) . > $(SDIST_DIR)/build.log
+	tar -xzf $(SDIST_DIR)/utf8guard-*.tar.gz -C $(SDIST_DIR)
+	cd $(SDIST_DIR)/utf8guard-*/ && export UTF8GUARD_CORPUS=$(abspath $(CORPUS)) && UTF8GUARD_PURE_PYTHON=1 $(CURDIR)/$(BIN)/python -m pytest \
+	  -q -p no:cacheprovider --collect-only tests > /dev/null && \
+	  UTF8GUARD_PURE_PYTHON=1 $(CURDIR)/$(BIN)/python -m pytest -q -p no:cacheprovider \
+	  tests/test_scan.py tests/test_stream.py tests/test_repair.py tests/test_paths.py \
+	  tests/middleware/test_engine.py tests/middleware/test_request.py
+
+test: lint typecheck unit unit-pure coverage fuzz-smoke sdist-test
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.bench_core
