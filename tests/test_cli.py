@@ -70,7 +70,9 @@ def check_records(out: str, data: bytes, path: str) -> list[Violation]:
 
 def only_hints(err: str, path: Path) -> bool:
     """True when stderr holds nothing but encoding hints about ``path``."""
-    return all(line.startswith(f"utf8guard: {path}: hint: ") for line in err.splitlines())
+    return all(
+        line.startswith(f"utf8guard: {path}: hint: ") for line in err.splitlines()
+    )
 
 
 # -- check: output formats -------------------------------------------------------
@@ -351,7 +353,9 @@ def test_memory_stays_constant_on_a_large_file(
         tracemalloc.stop()
     assert status == 1
     assert json.loads(out_text)["start"] == path.stat().st_size - 1
-    assert peak < 4 * _cli_input.READ_CHUNK_BYTES + (1 << 20)  # far below the 24 MiB input
+    assert peak < 4 * _cli_input.READ_CHUNK_BYTES + (
+        1 << 20
+    )  # far below the 24 MiB input
 
 
 class _Terminal(io.StringIO):

@@ -1,4 +1,4 @@
-"""``utf8guard repair``: output targets, overwrite refusal, atomic writes, --in-place."""
+"""``utf8guard repair``: targets, overwrite refusal, atomic writes, --in-place."""
 
 from __future__ import annotations
 
@@ -152,9 +152,7 @@ def test_repair_refuses_to_overwrite_its_input_unless_in_place(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        pytest.param(
-            ["-", "--in-place"], "repair: --in-place needs files", id="stdin"
-        ),
+        pytest.param(["-", "--in-place"], "repair: --in-place needs files", id="stdin"),
         pytest.param(["x", "-o", "y", "--in-place"], "not allowed with", id="both"),
     ],
 )
@@ -216,8 +214,13 @@ def test_repair_onto_a_directory_is_an_error_and_cleans_up(
     source = write(tmp_path, BAD)
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "keep").write_bytes(b"")
-    argv = ["repair", source, "-o", tmp_path / "sub", "--force"]
+    argv: list[str | Path] = ["repair", source, "-o", tmp_path / "sub"]
     status, _, err = run(capsys, *argv)
+    assert (status, err) == (
+        2,
+        f"utf8guard: repair: {tmp_path}/sub exists: add --force to replace it\n",
+    )
+    status, _, err = run(capsys, *argv, "--force")
     assert status == 2
     assert err == f"utf8guard: {tmp_path}/sub: Is a directory\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "sub"]
@@ -282,7 +285,9 @@ def test_an_output_created_meanwhile_is_not_replaced(
         pytest.param(["-o", "-", "--force"], "--force goes with -o OUT", id="stdout"),
         pytest.param(["--in-place", "--force"], "--force goes with -o OUT", id="inpl"),
         pytest.param(["--force"], "--force goes with -o OUT", id="default-stdout"),
-        pytest.param(["{src}", "-o", "{dir}/o"], "several inputs need --in-place", id="n"),
+        pytest.param(
+            ["{src}", "-o", "{dir}/o"], "several inputs need --in-place", id="n"
+        ),
         pytest.param(["--from", "rot13"], "'rot13' is not a text encoding", id="rot"),
         pytest.param(["--from", "nope-9"], "'nope-9' is not a text encoding", id="enc"),
     ],

@@ -59,10 +59,12 @@ def _git_files(root: str) -> list[str] | None:
         return None
     listed = _git(root, "ls-files", "-co", "--exclude-standard", "-z")
     if listed.returncode != 0:
-        reason = listed.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise OSError(0, f"git ls-files failed: {reason[0] if reason else '?'}", root)
-    # A path in a merge conflict is listed once per stage: keep the first.
-    names = dict.fromkeys(name for name in listed.stdout.split(b"\0") if name)
+        said = listed.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = said[0] if said else f"exit {listed.returncode}"
+        raise OSError(0, f"git ls-files failed: {reason}", root)
+    # Untracked files come after tracked ones, and a path in a merge conflict is
+    # listed once per stage: one sorted list of distinct names.
+    names = sorted({name for name in listed.stdout.split(b"\0") if name})
     return [os.path.join(root, os.fsdecode(name)) for name in names]
 
 
