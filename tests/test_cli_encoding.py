@@ -122,6 +122,18 @@ def test_the_hint_comes_once_after_every_violation(
     assert err == f"utf8guard: {path}: hint: {CP1252_HINT}\n"
 
 
+def test_stdin_from_a_file_opened_part_way_is_judged_from_where_it_starts(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """As in ``{ read line; utf8guard check -; } < file``: line 1 is not input."""
+    path = write(tmp_path, cesu8("😀") + b"\n" + "Höhe".encode("latin-1"))
+    with path.open("rb") as stream:
+        stream.readline()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stream))
+        status, _, err = run(capsys, "check", "-")
+    assert (status, err) == (1, f"utf8guard: <stdin>: hint: {CP1252_HINT}\n")
+
+
 def test_no_hint_for_an_unseekable_stdin(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

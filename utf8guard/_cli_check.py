@@ -129,6 +129,9 @@ def _check_one(path: str, options: _Options, *, skip_binary: bool) -> int | None
     """Report the violations of one input; how many, or None for a binary file."""
     count = 0
     with open_input(path) as stream, Progress(stream, path) as progress:
+        # Where the input starts, for a second read: stdin may be a file opened
+        # part-way through.
+        origin = stream.tell() if stream.seekable() else None
         head = stream.read(BINARY_SNIFF_BYTES) if skip_binary else b""
         if is_binary(head):
             return None
@@ -144,8 +147,8 @@ def _check_one(path: str, options: _Options, *, skip_binary: bool) -> int | None
             sys.stdout.write(line + "\n")
             count += 1
         progress.clear()
-        if count and stream.seekable():
-            if hint := guess(stream, _cli_input.READ_CHUNK_BYTES):
+        if count and origin is not None:
+            if hint := guess(stream, origin, _cli_input.READ_CHUNK_BYTES):
                 error(f"{display(path)}: hint: {hint}")
     return count
 

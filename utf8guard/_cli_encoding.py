@@ -179,14 +179,15 @@ def _recode(piece: Piece, encoding: str, policy: Policy, tally: Tally) -> bytes:
     return repair(encoded, policy)
 
 
-def guess(stream: BinaryIO, read_size: int) -> str | None:
+def guess(stream: BinaryIO, origin: int, read_size: int) -> str | None:
     """A hint naming the encoding an invalid file looks like, or None.
 
-    Reads ``stream`` again from the start. UTF-16 is judged on the whole file (a
-    byte order mark, or NULs in every other byte of the first 8 KiB, and then the
-    whole file decoding as UTF-16); CESU-8 and cp1252 on the ill-formed stretches.
+    Reads ``stream`` again from ``origin``, where the input began. UTF-16 is judged
+    on the whole file (a byte order mark, or NULs in every other byte of the first
+    8 KiB, and then the whole file decoding as UTF-16); CESU-8 and cp1252 on the
+    ill-formed stretches.
     """
-    stream.seek(0)
+    stream.seek(origin)
     head = stream.read(SNIFF_BYTES)
     chunks = itertools.chain([head], iter(lambda: stream.read(read_size), b""))
     if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
