@@ -412,7 +412,7 @@ class _ClosedPipe:
         return self._fd
 
 
-@pytest.mark.parametrize("command", ["check", "repair"])
+@pytest.mark.parametrize("command", ["check", "check-r", "repair"])
 def test_closed_stdout_ends_quietly(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -423,7 +423,11 @@ def test_closed_stdout_ends_quietly(
     try:
         monkeypatch.setattr(sys, "stdout", _ClosedPipe(write_end))
         path = write(tmp_path, b"\x80")
-        argv = ["check", path] if command == "check" else ["repair", path, "-o", "-"]
+        argv = {
+            "check": ["check", path],
+            "check-r": ["check", "-r", tmp_path],
+            "repair": ["repair", path, "-o", "-"],
+        }[command]
         assert cli.main([str(arg) for arg in argv]) == 2
         assert capsys.readouterr().err == ""
     finally:

@@ -84,7 +84,9 @@ def run_check(
         try:
             for found in iter_files(path, walk_error):
                 _check_path(found, options, tally, skip_binary=True)
-        except OSError as exc:
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # git could not list the work tree
             walk_error(f"{display(path)}: {exc.strerror or exc}")
     if recursive:
         error(_summary(tally, every=every))
@@ -122,7 +124,8 @@ def _check_path(
         return
     tally.checked += 1
     tally.violations += count
-    tally.invalid += count > 0
+    if count:
+        tally.invalid += 1
 
 
 def _check_one(path: str, options: _Options, *, skip_binary: bool) -> int | None:

@@ -4,7 +4,7 @@
 violation of each file (every violation with ``--all``); ``-r`` walks directories.
 ``utf8guard repair [policy flags] [--from ENC] IN... [-o OUT [--force] | --in-place]``
 writes each input with one U+FFFD per violation. ``utf8guard scan DIR`` reports
-unsafe file names in a tree. ``-` as a path means standard input.
+unsafe file names in a tree. ``-`` as a path means standard input.
 
 The commands live in ``_cli_check``, ``_cli_repair`` and ``_tree``; what they print
 in ``_cli_output``.
