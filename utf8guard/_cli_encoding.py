@@ -22,7 +22,7 @@ from ._scan import BytesLike, iter_range, iter_violations
 from ._stream import _segments
 from ._violation import Kind
 
-__all__ = ["CESU8", "Piece", "Tally", "encoding_problem", "guess", "iter_pieces"]
+__all__ = ["CESU8", "Tally", "encoding_problem", "guess", "repaired"]
 
 #: Unicode ch. 3 Table 3-7 (RFC 3629 §4): the kinds that are not UTF-8 at all, as
 #: opposed to well-formed code points a policy refuses.
@@ -173,7 +173,8 @@ def _recode(piece: Piece, encoding: str, policy: Policy, tally: Tally) -> bytes:
         tally.replaced += piece.subparts
         return REPLACEMENT * piece.subparts
     tally.recoded += 1
-    # A codec may give a lone surrogate (UTF-7 can): surrogatepass lets repair see it.
+    # Should a codec give a lone surrogate (Python's UTF-7 reads "+2AA-" as U+D800),
+    # surrogatepass lets repair see it and replace it, instead of a traceback.
     encoded = text.encode("utf-8", "surrogatepass")
     tally.replaced += sum(1 for _ in iter_violations(encoded, policy))
     return repair(encoded, policy)
@@ -222,6 +223,7 @@ def _guess_from_stretches(stretches: Iterable[bytes]) -> str | None:
 
 def _utf16_form(head: bytes) -> tuple[str, str, str] | None:
     """``(codec, iconv name, why)`` when ``head`` looks like the start of UTF-16."""
+    # Unicode ch. 23.8 "Byte Order Mark": U+FEFF is FF FE in UTF-16LE, FE FF in BE.
     if head.startswith(codecs.BOM_UTF16_LE):
         return "utf-16-le", "UTF-16", "UTF-16LE (byte order mark FF FE)"
     if head.startswith(codecs.BOM_UTF16_BE):
