@@ -15,14 +15,12 @@ import sys
 from collections.abc import Iterator
 from typing import Final, TypeVar
 
+from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from ._pathrules import DEFAULT_IGNORABLES, PLATFORMS
 from .paths import PathViolation, UnsafePathError, check_path, safe_filename
 
 __all__ = ["add_scan_parser", "run_scan"]
 
-EXIT_OK: Final = 0
-EXIT_FOUND: Final = 1
-EXIT_ERROR: Final = 2
 #: A terminal gets a progress line on stderr every this many names.
 PROGRESS_EVERY_NAMES: Final = 10_000
 #: What ``--fix`` puts in place of each unsafe byte sequence or character.

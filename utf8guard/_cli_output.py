@@ -1,0 +1,105 @@
+"""What the command line prints: exit statuses, messages, violation records, summaries.
+
+Every line that names a file goes through :func:`display` (humans) or
+:func:`json_path` (``--json``), so a file name can neither forge nor reorder output
+lines, and a name that is not UTF-8 survives ``--json`` losslessly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Final, NamedTuple
+
+from ._violation import Violation
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_FOUND",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "STDIN_NAME",
+    "Place",
+    "display",
+    "error",
+    "format_violation",
+    "json_path",
+    "plural",
+]
+
+#: Exit statuses of every command (``check``, ``repair``, ``scan``).
+EXIT_OK: Final = 0
+EXIT_FOUND: Final = 1
+EXIT_ERROR: Final = 2
+#: 128 + SIGINT, as shells report a process ended by Ctrl-C.
+EXIT_INTERRUPTED: Final = 130
+STDIN_NAME: Final = "<stdin>"
+
+
+class Place(NamedTuple):
+    """Where a violation sits in its input, for a human."""
+
+    line: int  # 1-based
+    column: int  # 1-based, in bytes from the start of the line
+    data: bytes  # the violation's bytes
+
+
+def display(path: str) -> str:
+    """``path`` made safe to print on one line, for humans.
+
+    Controls, bidi controls and undecodable bytes (surrogate escapes) become
+    backslash escapes, so a file name can neither forge nor reorder output lines.
+    """
+    if path == "-":
+        return STDIN_NAME
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode() for c in path
+    )
+
+
+def json_path(path: str) -> dict[str, str]:
+    """``{"path": ...}`` plus, for a name that is not UTF-8, ``"path_bytes"`` (hex).
+
+    Names are read with ``surrogateescape`` (PEP 383), so an undecodable byte is a
+    lone surrogate in ``path`` (JSON ``"\\udcff"``, which strict JSON parsers may
+    refuse); ``path_bytes`` holds the name exactly as the file system has it.
+    """
+    if path == "-":
+        return {"path": STDIN_NAME}
+    record = {"path": path}
+    raw = os.fsencode(path)
+    if raw.decode("utf-8", "replace") != path:
+        record["path_bytes"] = raw.hex()
+    return record
+
+
+def format_violation(
+    path: str, violation: Violation, place: Place, *, as_json: bool
+) -> str:
+    """One output line: ``path:line:column: kind at byte N (HEX)`` or a JSON object."""
+    if as_json:
+        record: dict[str, object] = {
+            **json_path(path),
+            "kind": violation.kind.value,
+            "start": violation.start,
+            "end": violation.end,
+            "line": place.line,
+            "column": place.column,
+            "bytes": place.data.hex(),
+        }
+        return json.dumps(record)
+    return (
+        f"{display(path)}:{place.line}:{place.column}: {violation.kind.value} at byte "
+        f"{violation.start} ({place.data.hex(' ').upper()})"
+    )
+
+
+def plural(count: int, noun: str) -> str:
+    """``"1 file"``, ``"2 files"``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def error(message: str) -> None:
+    """One line on stderr: ``utf8guard: message``."""
+    sys.stderr.write(f"utf8guard: {message}\n")
