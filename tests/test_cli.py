@@ -314,7 +314,9 @@ def test_help_and_version_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "--help")
     assert status == 0
     assert "exit status: 0 valid" in out
-    assert run(capsys, "--version") == (0, f"utf8guard {utf8guard.__version__}\n", "")
+    core = {"c": "C accelerator", "python": "pure Python"}[utf8guard.IMPLEMENTATION]
+    expected = f"utf8guard {utf8guard.__version__} ({core})\n"
+    assert run(capsys, "--version") == (0, expected, "")
 
 
 def test_python_dash_m_runs_main(

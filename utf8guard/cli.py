@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import fields, replace
 from typing import Final, NoReturn
 
-from . import IDENTIFIER, STRICT, WELL_FORMED, Policy, __version__
+from . import IDENTIFIER, IMPLEMENTATION, STRICT, WELL_FORMED, Policy, __version__
 from ._cli_check import run_check
 from ._cli_output import EXIT_ERROR, EXIT_INTERRUPTED, error
 from ._cli_repair import Target, run_repair, usage_problem
@@ -91,8 +91,12 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 valid or nothing to repair, 1 violations found or "
         "repaired, 2 usage or I/O error",
     )
+    # Which core is active, so that a failed accelerator build is visible.
+    accelerator = "C accelerator" if IMPLEMENTATION == "c" else "pure Python"
     parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {__version__}"
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__} ({accelerator})",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_check_parser(commands)
