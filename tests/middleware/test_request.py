@@ -12,12 +12,19 @@ from utf8guard.middleware._finding import Finding, Location, RequestKind
 from utf8guard.middleware._request import (
     LOOKALIKE_SEPARATORS,
     RequestHead,
-    inspect_head,
     normalize_head,
+)
+from utf8guard.middleware._request import (
+    inspect_head as iter_findings,
 )
 
 STRICT_CONFIG = GuardConfig()
 R = RequestKind
+
+
+def inspect_head(found: RequestHead, config: GuardConfig) -> list[Finding]:
+    """All findings, as a list (the engine itself keeps only the first few)."""
+    return list(iter_findings(found, config))
 
 
 def head(

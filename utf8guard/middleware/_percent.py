@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import unquote_to_bytes
@@ -37,16 +38,27 @@ class Decoded:
     raw: bytes
     errors: tuple[tuple[RequestKind, int], ...]
 
-    def raw_offset(self, index: int) -> int:
-        """The raw offset of decoded byte ``index`` (its ``%`` if it was escaped).
+    def offset_map(self) -> Callable[[int], int]:
+        """A function from a decoded index to its raw offset (its ``%`` if escaped).
 
-        Computed on demand: only a finding needs it.
+        Builds the escape table once, in one pass over ``raw``; each lookup is then a
+        binary search, so mapping every finding in a component stays O(n log n).
         """
+        # Decoded index of each escape: its raw start less the bytes the escapes
+        # before it saved.
         escapes = [
             match.start() - _ESCAPE_SHRINK * number
             for number, match in enumerate(_WELL_FORMED.finditer(self.raw))
         ]
-        return index + _ESCAPE_SHRINK * bisect_left(escapes, index)
+
+        def to_raw(index: int) -> int:
+            return index + _ESCAPE_SHRINK * bisect_left(escapes, index)
+
+        return to_raw
+
+    def raw_offset(self, index: int) -> int:
+        """The raw offset of decoded byte ``index``; one lookup (see offset_map)."""
+        return self.offset_map()(index)
 
 
 def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:

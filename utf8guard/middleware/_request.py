@@ -100,13 +100,15 @@ class RequestHead:
     app_path: bytes | None = None
 
 
-def inspect_head(head: RequestHead, config: GuardConfig) -> list[Finding]:
-    """Every finding in path, query and headers (the server bounds their size)."""
-    return [
-        *_path_findings(head, config),
-        *_query_findings(head.query_string, config),
-        *_header_findings(head.headers, config),
-    ]
+def inspect_head(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
+    """Every finding in path, query and headers, in that order, one at a time.
+
+    Each location is scanned once, in O(n); a caller that keeps only the first few
+    findings holds no more than those (the engine caps and counts them).
+    """
+    yield from _path_findings(head, config)
+    yield from _query_findings(head.query_string, config)
+    yield from _header_findings(head.headers, config)
 
 
 def normalize_head(head: RequestHead, config: GuardConfig) -> RequestHead:
@@ -148,7 +150,7 @@ def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
     for kind, offset in result.errors:
         yield Finding(Location.PATH, None, kind, offset)
     yield from _escape_findings(raw, config)
-    yield from _decoded_path_findings(result.data, result.raw_offset, config)
+    yield from _decoded_path_findings(result.data, result.offset_map(), config)
     if head.app_path is not None and head.app_path != result.data:
         # Offsets count from the start of the server-decoded path.
         yield from _decoded_path_findings(head.app_path, None, config)
@@ -223,8 +225,9 @@ def _component_findings(
         yield Finding(Location.QUERY, name, kind, base + offset)
     if config.is_plain(decoded.data):
         return
+    to_raw = decoded.offset_map()
     for violation in iter_violations(decoded.data, config.policy):
-        offset = base + decoded.raw_offset(violation.start)
+        offset = base + to_raw(violation.start)
         yield Finding(Location.QUERY, name, violation.kind, offset, fixable=True)
 
 
