@@ -72,6 +72,27 @@ PATH_CASES = [
     ("iis-escape", b"/%u002f", [("nonstandard_escape", 1)]),
     ("double-c0af", b"/%25C0%25AF", [("double_encoding", 1), ("double_encoding", 6)]),
     ("double-dot", b"/%252e", [("double_encoding", 1)]),
+    # F4 (issue 11): the hex digits of the inner escape escaped themselves
+    (
+        "double-nibbles-dot",
+        b"/static/%25%32%65%25%32%65/secret",
+        [("double_encoding", 8), ("double_encoding", 17)],
+    ),
+    ("double-nibbles-slash", b"/a%25%32%46b", [("double_encoding", 2)]),
+    (
+        "double-nibbles-c0af",
+        b"/%25%43%30%25%41%46",
+        [("double_encoding", 1), ("double_encoding", 10)],
+    ),
+    ("double-one-nibble", b"/%252%65", [("double_encoding", 1)]),
+    # a bare "%" before escaped digits: malformed now, an escape after one decode
+    (
+        "percent-then-nibbles",
+        b"/%%32%65",
+        [("malformed_escape", 1), ("double_encoding", 1)],
+    ),
+    ("percent-literal-then-text", b"/100%25-off%25", []),
+    ("percent-before-non-hex-escape", b"/%25%47%30", []),
     ("percent-literal-ok", b"/100%25", []),
     ("encoded-slash", b"/a%2Fb", [("encoded_separator", 2)]),
     ("encoded-backslash", b"/a%5cb", [("encoded_separator", 2)]),
@@ -120,8 +141,10 @@ def test_path_policy_is_at_least_identifier() -> None:
 
 
 def test_path_without_raw_path_checks_the_decoded_path() -> None:
+    # the server decoded once: "%2F" left in its path was "%252F" on the wire
     lone = head(raw_path=None, path="/a\udcff/b%2F")
     assert kinds(inspect_head(lone, STRICT_CONFIG)) == [
+        ("double_encoding", 7),
         ("surrogate", 2),
         ("unexpected_continuation", 3),
         ("unexpected_continuation", 4),

@@ -31,8 +31,10 @@ class RequestKind(str, enum.Enum):
     MALFORMED_ESCAPE = "malformed_escape"
     #: ``%uXXXX``, IIS's non-standard escape, which no RFC defines
     NONSTANDARD_ESCAPE = "nonstandard_escape"
-    #: ``%25`` followed by two hex digits (``%25C0%25AF``, ``%252e``): a second decode
-    #: by a later layer would see an escape the guard never checked
+    #: an escape that a second decode would see: ``%25`` followed by two hex digits,
+    #: each of the three possibly escaped itself (``%25C0%25AF``, ``%252e``,
+    #: ``%25%32%65``, ``%%32%65``); a later layer's decode would turn it into a
+    #: byte the guard never checked
     DOUBLE_ENCODING = "double_encoding"
     #: ``%2F`` or ``%5C`` in a path: a separator hidden from routing and filters
     ENCODED_SEPARATOR = "encoded_separator"

@@ -67,14 +67,18 @@ _LOOKALIKE: Final = re.compile(
         for code in range(lo, hi + 1)
     )
 )
-# One pass over a raw path for the escape tricks: %25 then two hex digits (a second
-# decode would see an escape the guard never checked); %2F and %5C (RFC 3986 §2.2:
+# One pass over a raw path for the escape tricks: %2F and %5C (RFC 3986 §2.2:
 # encoded delimiters are data, but routers and filters disagree on that); and "." or
 # ".." segments, which RFC 3986 §5.2.4 removes but whose encoded forms survive that
 # step and become traversal after a later decode.
 _PATH_TRICK: Final = re.compile(
-    rb"%25[0-9A-Fa-f]{2}|%(?:2[Ff]|5[Cc])|(?<![^/])(?:%2[Ee]|\.){1,2}(?![^/])"
+    rb"%(?:2[Ff]|5[Cc])|(?<![^/])(?:%2[Ee]|\.){1,2}(?![^/])"
 )
+# Double encoding, judged on the decoded path: an RFC 3986 §2.1 escape there is one
+# a second decode would turn into a byte the guard never checked, however it was
+# spelt (%2541, %25%34%31, %%34%31: the "%" and each hex digit may be escaped).
+# A raw "%HH" cannot survive the first decode, so every match is doubly encoded.
+_ESCAPE_AFTER_DECODE: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
 # RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
 _TOKEN: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.
@@ -159,7 +163,14 @@ def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
 def _decoded_path_findings(
     decoded: bytes, to_raw: Callable[[int], int] | None, config: GuardConfig
 ) -> Iterator[Finding]:
-    """UTF-8 and look-alike findings in a decoded path; ``to_raw`` maps offsets."""
+    """Double encoding, UTF-8 and look-alikes in a decoded path; ``to_raw`` maps
+    offsets back to the raw target (None: they count in ``decoded``).
+    """
+    if b"%" in decoded:
+        for match in _ESCAPE_AFTER_DECODE.finditer(decoded):
+            index = match.start()
+            offset = index if to_raw is None else to_raw(index)
+            yield Finding(Location.PATH, None, RequestKind.DOUBLE_ENCODING, offset)
     if config.is_plain(decoded, path=True):
         return
     for violation in iter_violations(decoded, config.effective_path_policy):
@@ -173,14 +184,12 @@ def _decoded_path_findings(
 
 
 def _escape_findings(raw: bytes, config: GuardConfig) -> Iterator[Finding]:
-    """Double encoding, encoded separators and encoded dot segments in a raw path."""
+    """Encoded separators and encoded dot segments in a raw path."""
     if b"%" not in raw:
         return
     for match in _PATH_TRICK.finditer(raw):
         found = match.group()
-        if found.startswith(b"%25"):
-            kind = RequestKind.DOUBLE_ENCODING
-        elif found.startswith(b"%") and found[1:].lower() in (b"2f", b"5c"):
+        if found.startswith(b"%") and found[1:].lower() in (b"2f", b"5c"):
             if config.allow_encoded_separators:
                 continue
             kind = RequestKind.ENCODED_SEPARATOR
