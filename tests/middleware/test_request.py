@@ -65,6 +65,17 @@ PATH_CASES = [
     ("raw-invalid-byte", b"/a\xffb", [("invalid_byte", 2)]),
     ("nul", b"/a%00b", [("nul", 2)]),
     ("control", b"/a%01", [("control", 2)]),
+    # F6 (issue 11): TAB, LF and CR, which a text policy allows, are refused in paths
+    (
+        "crlf-header-injection",
+        b"/a%0D%0ASet-Cookie:%20evil=1",
+        [("control", 2), ("control", 5)],
+    ),
+    ("tab", b"/a%09b", [("control", 2)]),
+    ("lf-lower-case", b"/a%0ab", [("control", 2)]),
+    ("del", b"/a%7Fb", [("control", 2)]),
+    ("c1-nel", b"/a%C2%85b", [("control", 2)]),
+    ("c0-escape", b"/a%1B[2J", [("control", 2)]),
     ("bidi-rlo", b"/a%E2%80%AEb", [("bidi_control", 2)]),
     ("noncharacter", b"/%EF%BF%BF", [("noncharacter", 1)]),
     ("malformed-escape", b"/%G0", [("malformed_escape", 1)]),
@@ -127,6 +138,21 @@ def test_path_rules(raw: bytes, expected: list[tuple[str, int]]) -> None:
     findings = inspect_head(head(raw), STRICT_CONFIG)
     assert kinds(findings) == expected
     assert all(finding.location is Location.PATH for finding in findings)
+
+
+def test_line_controls_block_in_normalize_mode() -> None:
+    # A repair keeps TAB, LF and CR (they are text), so they cannot be fixed.
+    findings = inspect_head(head(b"/a%0D%0A%FF"), GuardConfig(mode="normalize"))
+    assert [(f.kind, f.fixable) for f in findings] == [
+        (Kind.CONTROL, False),
+        (Kind.CONTROL, False),
+        (Kind.INVALID_BYTE, True),
+    ]
+    lax = GuardConfig(path_policy=Policy(allow_controls=True))
+    assert kinds(inspect_head(head(raw_path=None, path="/a\r\n"), lax)) == [
+        ("control", 2),
+        ("control", 3),
+    ]
 
 
 def test_path_options_allow_separators_and_lookalikes() -> None:

@@ -11,6 +11,7 @@ from urllib.parse import quote, quote_plus
 from .._policy import Policy
 from .._repair import repair
 from .._scan import find_violation, iter_violations
+from .._violation import Kind
 from ._config import GuardConfig
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._percent import Decoded, percent_decode
@@ -79,6 +80,10 @@ _PATH_TRICK: Final = re.compile(
 # spelt (%2541, %25%34%31, %%34%31: the "%" and each hex digit may be escaped).
 # A raw "%HH" cannot survive the first decode, so every match is doubly encoded.
 _ESCAPE_AFTER_DECODE: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+# Unicode ch. 23.1: the C0 controls a policy keeps as text (TAB, LF, CR; see
+# Policy.allow_controls) are refused in a path all the same. A path is no text, and
+# a decoded CR LF in it splits a header or a log line (CWE-113, CWE-117).
+_LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
 # RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
 _TOKEN: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.
@@ -163,14 +168,18 @@ def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
 def _decoded_path_findings(
     decoded: bytes, to_raw: Callable[[int], int] | None, config: GuardConfig
 ) -> Iterator[Finding]:
-    """Double encoding, UTF-8 and look-alikes in a decoded path; ``to_raw`` maps
-    offsets back to the raw target (None: they count in ``decoded``).
+    """Double encoding, controls, UTF-8 and look-alikes in a decoded path.
+
+    ``to_raw`` maps offsets back to the raw target (None: they count in ``decoded``).
     """
     if b"%" in decoded:
         for match in _ESCAPE_AFTER_DECODE.finditer(decoded):
             index = match.start()
             offset = index if to_raw is None else to_raw(index)
             yield Finding(Location.PATH, None, RequestKind.DOUBLE_ENCODING, offset)
+    for match in _LINE_CONTROL.finditer(decoded):
+        offset = match.start() if to_raw is None else to_raw(match.start())
+        yield Finding(Location.PATH, None, Kind.CONTROL, offset)
     if config.is_plain(decoded, path=True):
         return
     for violation in iter_violations(decoded, config.effective_path_policy):
