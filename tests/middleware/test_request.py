@@ -111,6 +111,33 @@ PATH_CASES = [
     ("encoded-dot", b"/a/%2E/b", [("encoded_dot_segment", 3)]),
     ("half-encoded-dotdot", b"/.%2e/x", [("encoded_dot_segment", 1)]),
     ("literal-dots-left-to-server", b"/a/../b", []),
+    # F13 (issue 11): dot segments delimited by "\\" or carrying a ";" parameter
+    (
+        "encoded-dotdot-backslash",
+        b"/static/%2e%2e\\secret",
+        [("encoded_dot_segment", 8)],
+    ),
+    (
+        "encoded-dotdot-semicolon",
+        b"/static/%2e%2e;/secret",
+        [("encoded_dot_segment", 8)],
+    ),
+    ("encoded-dot-encoded-semicolon", b"/a/%2e%3Bx", [("encoded_dot_segment", 3)]),
+    ("after-backslash", b"/a\\%2e%2e/b", [("encoded_dot_segment", 3)]),
+    ("plain-dotdot-semicolon", b"/static/..;/secret", [("ambiguous_dot_segment", 8)]),
+    ("plain-dotdot-params", b"/a/..;jsessionid=1/b", [("ambiguous_dot_segment", 3)]),
+    ("plain-dotdot-backslash", b"/static/..\\secret", [("ambiguous_dot_segment", 8)]),
+    ("plain-dot-backslash-end", b"/a\\.", [("ambiguous_dot_segment", 3)]),
+    (
+        "plain-dotdot-between-encoded-slashes",
+        b"/a%2F..%2Fb",
+        [
+            ("encoded_separator", 2),
+            ("ambiguous_dot_segment", 5),
+            ("encoded_separator", 7),
+        ],
+    ),
+    ("dots-in-names-stay", b"/a..;b/.x;/..a\\b/v1.2;x", []),
     ("literal-dots-beside-escapes", b"/./a/../b%20c/...%2e", []),
     ("fullwidth-solidus", "/a\uff0fb".encode(), [("lookalike_separator", 2)]),
     ("division-slash", b"/a%E2%88%95b", [("lookalike_separator", 2)]),
@@ -152,6 +179,15 @@ def test_line_controls_block_in_normalize_mode() -> None:
     assert kinds(inspect_head(head(raw_path=None, path="/a\r\n"), lax)) == [
         ("control", 2),
         ("control", 3),
+    ]
+
+
+def test_dot_segments_in_a_path_known_only_decoded() -> None:
+    found = head(raw_path=None, path="/static/..\\secret/..;/x/../y/..z\\.")
+    assert kinds(inspect_head(found, STRICT_CONFIG)) == [
+        ("ambiguous_dot_segment", 8),
+        ("ambiguous_dot_segment", 18),
+        ("ambiguous_dot_segment", 33),
     ]
 
 

@@ -60,6 +60,12 @@ class RequestKind(str, enum.Enum):
     #: a multipart body the guard cannot parse (no boundary, unterminated, oversize
     #: part headers); RFC 2046 §5.1.1, RFC 7578
     MALFORMED_MULTIPART = "malformed_multipart"
+    # request head (issue 11)
+    #: a ``.`` or ``..`` segment that RFC 3986 §5.2.4 keeps but another parser drops:
+    #: delimited by ``\\`` (a separator to Windows and to the WHATWG URL parser), by
+    #: an encoded separator, or carrying a ``;`` path parameter (Tomcat, Jetty and
+    #: Spring strip it, so ``/..;/`` is ``..`` to them)
+    AMBIGUOUS_DOT_SEGMENT = "ambiguous_dot_segment"
 
     def __str__(self) -> str:
         return self.value

@@ -70,11 +70,22 @@ _LOOKALIKE: Final = re.compile(
 )
 # One pass over a raw path for the escape tricks: %2F and %5C (RFC 3986 §2.2:
 # encoded delimiters are data, but routers and filters disagree on that); and "." or
-# ".." segments, which RFC 3986 §5.2.4 removes but whose encoded forms survive that
-# step and become traversal after a later decode.
+# ".." segments. RFC 3986 §5.2.4 removes those only when written plainly between
+# "/"; an encoded one survives that step and becomes traversal after a later
+# decode, and so does one that other parsers delimit differently: "\" is a
+# separator to Windows and to the WHATWG URL parser (§4.4 "path state"), and
+# Tomcat, Jetty and Spring strip ";" path parameters before they normalise
+# ("/..;/": Orange Tsai, "Breaking Parser Logic", Black Hat USA 2018). Werkzeug
+# and Starlette keep "..;" and "..\" as names, which is what the app then sees.
 _PATH_TRICK: Final = re.compile(
-    rb"%(?:2[Ff]|5[Cc])|(?<![^/])(?:%2[Ee]|\.){1,2}(?![^/])"
+    rb"%(?:2[Ff]|5[Cc])"
+    rb"|(?:^|(?<=[/\\])|(?<=%2[Ff])|(?<=%5[Cc]))(?:%2[Ee]|\.){1,2}"
+    rb"(?=\Z|[/\\;]|%(?:2[Ff]|5[Cc]|3[Bb]))"
 )
+#: Where a plain dot segment is the server's business: between "/" or the ends.
+_PLAIN_DELIMITERS: Final = (b"", b"/")
+# The same, for a path that only exists decoded: "\" or ";" around a dot segment.
+_DECODED_DOT_SEGMENT: Final = re.compile(rb"(?:^|(?<=[/\\]))\.{1,2}(?=\Z|[/\\;])")
 # Double encoding, judged on the decoded path: an RFC 3986 §2.1 escape there is one
 # a second decode would turn into a byte the guard never checked, however it was
 # spelt (%2541, %25%34%31, %%34%31: the "%" and each hex digit may be escaped).
@@ -153,7 +164,9 @@ def _decoded_path(head: RequestHead) -> bytes:
 def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
     raw = head.raw_path
     if raw is None:
-        yield from _decoded_path_findings(_decoded_path(head), None, config)
+        decoded = _decoded_path(head)
+        yield from _ambiguous_dot_findings(decoded)
+        yield from _decoded_path_findings(decoded, None, config)
         return
     result = percent_decode(raw)
     for kind, offset in result.errors:
@@ -193,8 +206,8 @@ def _decoded_path_findings(
 
 
 def _escape_findings(raw: bytes, config: GuardConfig) -> Iterator[Finding]:
-    """Encoded separators and encoded dot segments in a raw path."""
-    if b"%" not in raw:
+    """Encoded separators, and dot segments encoded or oddly delimited: raw path."""
+    if b"%" not in raw and b"." not in raw:
         return
     for match in _PATH_TRICK.finditer(raw):
         found = match.group()
@@ -204,9 +217,27 @@ def _escape_findings(raw: bytes, config: GuardConfig) -> Iterator[Finding]:
             kind = RequestKind.ENCODED_SEPARATOR
         elif b"%" in found:
             kind = RequestKind.ENCODED_DOT_SEGMENT
-        else:
+        elif _is_plain_segment(raw, match.start(), match.end()):
             continue  # a plain "." or "..": the server's and router's business
+        else:
+            kind = RequestKind.AMBIGUOUS_DOT_SEGMENT
         yield Finding(Location.PATH, None, kind, match.start())
+
+
+def _is_plain_segment(path: bytes, start: int, end: int) -> bool:
+    """True when ``path[start:end]`` sits between "/" (or the ends) on both sides."""
+    before = path[start - 1 : start] if start else b""
+    return before in _PLAIN_DELIMITERS and path[end : end + 1] in _PLAIN_DELIMITERS
+
+
+def _ambiguous_dot_findings(decoded: bytes) -> Iterator[Finding]:
+    """Dot segments next to "\\" or ";" in a path known only decoded."""
+    if b"." not in decoded:
+        return
+    for match in _DECODED_DOT_SEGMENT.finditer(decoded):
+        if not _is_plain_segment(decoded, match.start(), match.end()):
+            kind = RequestKind.AMBIGUOUS_DOT_SEGMENT
+            yield Finding(Location.PATH, None, kind, match.start())
 
 
 def _form_pairs(raw: bytes) -> Iterator[tuple[int, bytes, int, bytes]]:
