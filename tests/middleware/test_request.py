@@ -320,6 +320,16 @@ def test_normalize_head_repairs_and_reencodes() -> None:
     assert inspect_head(fixed, config) == []
 
 
+def test_normalize_keeps_allowed_encoded_separators_encoded() -> None:
+    # F14 (issue 11): RFC 3986 §2.2, %2F is data; it must not become a separator.
+    config = GuardConfig(mode="normalize", allow_encoded_separators=True)
+    fixed = normalize_head(head(b"/a%2Fb%FF%5c%C3%A4/c%2f"), config)
+    assert fixed.raw_path == b"/a%2Fb%EF%BF%BD%5c%C3%A4/c%2f"
+    # the app's decoded path is that raw path decoded, as a server would
+    assert fixed.path == "/a/b\ufffd\\ä/c/"
+    assert inspect_head(fixed, config) == []
+
+
 def test_normalize_head_without_raw_path_or_query() -> None:
     fixed = normalize_head(head(raw_path=None, path="/\udcff"), STRICT_CONFIG)
     assert (fixed.path, fixed.raw_path, fixed.query_string) == (

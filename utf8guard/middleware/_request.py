@@ -82,6 +82,7 @@ _PATH_TRICK: Final = re.compile(
     rb"|(?:^|(?<=[/\\])|(?<=%2[Ff])|(?<=%5[Cc]))(?:%2[Ee]|\.){1,2}"
     rb"(?=\Z|[/\\;]|%(?:2[Ff]|5[Cc]|3[Bb]))"
 )
+_ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
 #: Where a plain dot segment is the server's business: between "/" or the ends.
 _PLAIN_DELIMITERS: Final = (b"", b"/")
 # The same, for a path that only exists decoded: "\" or ";" around a dot segment.
@@ -135,13 +136,17 @@ def normalize_head(head: RequestHead, config: GuardConfig) -> RequestHead:
     """``head`` with every invalid sequence replaced by U+FFFD.
 
     Only for heads whose findings are all ``fixable``. The path is re-encoded from the
-    repaired text so that ``path`` and ``raw_path`` agree.
+    repaired text so that ``path`` and ``raw_path`` agree; an encoded separator
+    (allowed by ``allow_encoded_separators``) stays encoded in ``raw_path``.
     """
-    decoded = _decoded_path(head)
-    path = repair(decoded, config.effective_path_policy).decode()
+    policy = config.effective_path_policy
+    path = repair(_decoded_path(head), policy).decode()
+    raw = head.raw_path
     return RequestHead(
+        # "/" and "\\" are ASCII, so no repair spans one: the pieces repaired apart
+        # decode to ``path`` again.
         path=path,
-        raw_path=quote(path, safe=_PATH_SAFE).encode("ascii"),
+        raw_path=_requoted(path) if raw is None else _normalized_raw_path(raw, policy),
         query_string=_normalized_query(head.query_string, config.policy),
         headers=tuple(
             (name, value)
@@ -150,6 +155,26 @@ def normalize_head(head: RequestHead, config: GuardConfig) -> RequestHead:
             for name, value in head.headers
         ),
     )
+
+
+def _requoted(text: str) -> bytes:
+    return quote(text, safe=_PATH_SAFE).encode("ascii")
+
+
+def _normalized_raw_path(raw: bytes, policy: Policy) -> bytes:
+    """``raw`` repaired piece by piece between encoded separators, which it keeps.
+
+    RFC 3986 §2.2: ``%2F`` is data, not a delimiter; decoding it into the new raw path
+    would hand the router a separator the client never sent.
+    """
+    pieces = []
+    start = 0
+    for match in _ENCODED_SEPARATOR.finditer(raw):
+        piece = repair(percent_decode(raw[start : match.start()]).data, policy)
+        pieces += [_requoted(piece.decode()), match.group()]
+        start = match.end()
+    pieces.append(_requoted(repair(percent_decode(raw[start:]).data, policy).decode()))
+    return b"".join(pieces)
 
 
 def _decoded_path(head: RequestHead) -> bytes:
