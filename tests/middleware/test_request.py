@@ -45,7 +45,9 @@ def kinds(findings: list[Finding]) -> list[tuple[str, int]]:
 PATH_CASES = [
     # (id, raw path, [(kind, raw offset)]); source in the comment
     ("ascii", b"/a/b.txt", []),
-    ("utf8-raw", "/ä/€/𝄞".encode(), []),
+    # #8 (issue 11): RFC 9112 §3.2, the target is ASCII; raw bytes over 0x7F are
+    # refused once, at the first, whatever they are
+    ("utf8-raw", "/ä/€/𝄞".encode(), [("non_ascii_target", 1)]),
     ("utf8-escaped", b"/%C3%A4/%E2%82%AC/%F0%9D%84%9E", []),
     # Table 3-7: C0 is never a lead; AF then stands alone (the classic %C0%AF "/")
     (
@@ -62,7 +64,16 @@ PATH_CASES = [
             ("unexpected_continuation", 7),
         ],
     ),
-    ("raw-invalid-byte", b"/a\xffb", [("invalid_byte", 2)]),
+    ("raw-invalid-byte", b"/a\xffb", [("non_ascii_target", 2), ("invalid_byte", 2)]),
+    (
+        "raw-overlong",
+        b"/a\xc0\xafb",
+        [
+            ("non_ascii_target", 2),
+            ("overlong", 2),
+            ("unexpected_continuation", 3),
+        ],
+    ),
     ("nul", b"/a%00b", [("nul", 2)]),
     ("control", b"/a%01", [("control", 2)]),
     # F6 (issue 11): TAB, LF and CR, which a text policy allows, are refused in paths
@@ -139,19 +150,19 @@ PATH_CASES = [
     ),
     ("dots-in-names-stay", b"/a..;b/.x;/..a\\b/v1.2;x", []),
     ("literal-dots-beside-escapes", b"/./a/../b%20c/...%2e", []),
-    ("fullwidth-solidus", "/a\uff0fb".encode(), [("lookalike_separator", 2)]),
+    ("fullwidth-solidus", b"/a%EF%BC%8Fb", [("lookalike_separator", 2)]),
     ("division-slash", b"/a%E2%88%95b", [("lookalike_separator", 2)]),
-    ("fraction-slash", "/a\u2044b".encode(), [("lookalike_separator", 2)]),
+    ("fraction-slash", b"/a%E2%81%84b", [("lookalike_separator", 2)]),
     (
         "fullwidth-dot",
-        "/\uff0e\uff0e/x".encode(),
-        [("lookalike_separator", 1), ("lookalike_separator", 4)],
+        b"/%EF%BC%8E%EF%BC%8E/x",
+        [("lookalike_separator", 1), ("lookalike_separator", 10)],
     ),
-    ("two-dot-leader", "/\u2025/x".encode(), [("lookalike_separator", 1)]),
+    ("two-dot-leader", b"/%E2%80%A5/x", [("lookalike_separator", 1)]),
     (
         "lookalike-after-invalid",
-        b"/\xff\xef\xbc\x8f",
-        [("invalid_byte", 1), ("lookalike_separator", 2)],
+        b"/%FF%EF%BC%8F",
+        [("invalid_byte", 1), ("lookalike_separator", 4)],
     ),
 ]
 
@@ -193,7 +204,7 @@ def test_dot_segments_in_a_path_known_only_decoded() -> None:
 
 def test_path_options_allow_separators_and_lookalikes() -> None:
     config = GuardConfig(allow_encoded_separators=True, allow_lookalike_separators=True)
-    assert inspect_head(head("/a%2Fb\uff0f".encode()), config) == []
+    assert inspect_head(head(b"/a%2Fb%EF%BC%8F"), config) == []
 
 
 def test_path_policy_is_at_least_identifier() -> None:
@@ -228,7 +239,8 @@ def test_lookalike_table_holds_every_nfkc_separator() -> None:
 
 QUERY_CASES = [
     ("empty", b"", []),
-    ("valid", "a=1&b=ä&c=%E2%82%AC&d=𝄞".encode(), []),
+    ("valid", b"a=1&b=%C3%A4&c=%E2%82%AC&d=%F0%9D%84%9E", []),
+    ("raw-utf8", "a=1&b=ä".encode(), [(None, "non_ascii_target", 6)]),
     ("plus-space", b"a+b=c+d", []),
     (
         "value-overlong",
@@ -240,6 +252,7 @@ QUERY_CASES = [
         "raw-byte",
         b"q=\xed\xa0\x80",
         [
+            (None, "non_ascii_target", 2),
             ("q", "surrogate", 2),
             ("q", "unexpected_continuation", 3),
             ("q", "unexpected_continuation", 4),

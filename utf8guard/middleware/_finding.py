@@ -66,6 +66,9 @@ class RequestKind(str, enum.Enum):
     #: an encoded separator, or carrying a ``;`` path parameter (Tomcat, Jetty and
     #: Spring strip it, so ``/..;/`` is ``..`` to them)
     AMBIGUOUS_DOT_SEGMENT = "ambiguous_dot_segment"
+    #: a byte over 0x7F, unescaped, in the request target's path or query (RFC 9112
+    #: §3.2, RFC 3986 §2: the target is ASCII); servers disagree on what it means
+    NON_ASCII_TARGET = "non_ascii_target"
 
     def __str__(self) -> str:
         return self.value

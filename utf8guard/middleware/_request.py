@@ -82,6 +82,12 @@ _PATH_TRICK: Final = re.compile(
     rb"|(?:^|(?<=[/\\])|(?<=%2[Ff])|(?<=%5[Cc]))(?:%2[Ee]|\.){1,2}"
     rb"(?=\Z|[/\\;]|%(?:2[Ff]|5[Cc]|3[Bb]))"
 )
+# RFC 9112 §3.2 and RFC 3986 §2: the request target is ASCII; a byte over 0x7F must
+# be percent-encoded. Servers disagree on a raw one: h11 and Gunicorn refuse it,
+# httptools passes it on, wsgiref keeps it, and Werkzeug's server decodes the
+# request line as Latin-1 and re-encodes it as UTF-8, so C0 AF reaches the app as
+# the valid "\u00c0\u00af". One verdict everywhere: refused, once per component.
+_NON_ASCII: Final = re.compile(rb"[\x80-\xff]")
 _ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
 #: Where a plain dot segment is the server's business: between "/" or the ends.
 _PLAIN_DELIMITERS: Final = (b"", b"/")
@@ -193,6 +199,7 @@ def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
         yield from _ambiguous_dot_findings(decoded)
         yield from _decoded_path_findings(decoded, None, config)
         return
+    yield from _non_ascii_findings(raw, Location.PATH)
     result = percent_decode(raw)
     for kind, offset in result.errors:
         yield Finding(Location.PATH, None, kind, offset)
@@ -201,6 +208,15 @@ def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
     if head.app_path is not None and head.app_path != result.data:
         # Offsets count from the start of the server-decoded path.
         yield from _decoded_path_findings(head.app_path, None, config)
+
+
+def _non_ascii_findings(raw: bytes, location: Location) -> Iterator[Finding]:
+    """The first unescaped byte over 0x7F in a raw path or query, if any."""
+    if raw.isascii():
+        return
+    found = _NON_ASCII.search(raw)
+    if found is not None:  # always, for bytes that are not ASCII
+        yield Finding(location, None, RequestKind.NON_ASCII_TARGET, found.start())
 
 
 def _decoded_path_findings(
@@ -277,6 +293,7 @@ def _form_pairs(raw: bytes) -> Iterator[tuple[int, bytes, int, bytes]]:
 def _query_findings(query: bytes, config: GuardConfig) -> Iterator[Finding]:
     # WHATWG URL "application/x-www-form-urlencoded parsing": split on "&", then on
     # the first "=", then percent-decode with "+" as space.
+    yield from _non_ascii_findings(query, Location.QUERY)
     if b"%" not in query and config.is_plain(query):
         return
     # "&" and "=" are ASCII, and no sequence can span an ASCII byte: the whole decoded
