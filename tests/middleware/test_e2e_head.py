@@ -120,6 +120,13 @@ ROWS = [
         "non_ascii_target",
     ),
     ("raw-utf8-query", "GET /q?x=ä HTTP/1.1\r\n\r\n".encode(), "non_ascii_target"),
+    # F12 / #7: octal escapes that Werkzeug and http.cookies decode differently
+    (
+        "cookie-octal-noncharacter",
+        b'GET /c HTTP/1.1\r\nCookie: a="\\357\\277\\276"\r\n\r\n',
+        "cookie_octal_escape",
+    ),
+    ("cookie-octal-nul", b'GET /c HTTP/1.1\r\nCookie: b="x\\000y"\r\n\r\n', "nul"),
 ]
 
 

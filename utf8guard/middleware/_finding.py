@@ -69,6 +69,9 @@ class RequestKind(str, enum.Enum):
     #: a byte over 0x7F, unescaped, in the request target's path or query (RFC 9112
     #: §3.2, RFC 3986 §2: the target is ASCII); servers disagree on what it means
     NON_ASCII_TARGET = "non_ascii_target"
+    #: an octal escape above ``\\177`` in a Cookie value (``"\\300\\257"``): a code
+    #: point to ``http.cookies`` (Starlette, Django), a byte to Werkzeug
+    COOKIE_OCTAL_ESCAPE = "cookie_octal_escape"
 
     def __str__(self) -> str:
         return self.value

@@ -13,6 +13,7 @@ from .._repair import repair
 from .._scan import find_violation, iter_violations
 from .._violation import Kind
 from ._config import GuardConfig
+from ._cookies import cookie_findings
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._percent import Decoded, percent_decode
 
@@ -340,9 +341,13 @@ def _header_findings(
         if not _TOKEN.fullmatch(name):
             yield Finding(Location.HEADER, None, RequestKind.INVALID_HEADER_NAME, 0)
             continue
+        lowered = name.lower()
+        if lowered == b"cookie" and "cookie" not in config.skip_headers:
+            # Escapes in plain ASCII decode to controls and bytes: always parsed.
+            yield from cookie_findings(value, config.policy)
+            continue
         if config.is_plain(value):
             continue
-        lowered = name.lower()
         if lowered.decode("ascii") in config.skip_headers:
             continue
         shown = safe_name(lowered)
