@@ -126,6 +126,8 @@ ROWS = [
         b'GET /c HTTP/1.1\r\nCookie: a="\\357\\277\\276"\r\n\r\n',
         "cookie_octal_escape",
     ),
+    # RFC 9112 §3.2: two Host lines (the client helper adds "Host: t")
+    ("duplicate-host", b"GET /h HTTP/1.1\r\nHost: evil\r\n\r\n", "duplicate_header"),
     ("cookie-octal-nul", b'GET /c HTTP/1.1\r\nCookie: b="x\\000y"\r\n\r\n', "nul"),
 ]
 

@@ -288,6 +288,25 @@ HEADER_CASES = [
     ("bad-name", ((b"x name", b"v"),), [(None, "invalid_header_name", 0)]),
     ("empty-name", ((b"", b"v"),), [(None, "invalid_header_name", 0)]),
     ("skipped-cookie", ((b"cookie", b"\xff"),), [(None, "invalid_byte", 0)]),
+    # RFC 9110 §5.5: CR, LF, NUL in a value (obs-fold a server passed on as is)
+    (
+        "obs-fold-crlf",
+        ((b"x-a", b"a\r\n b"),),
+        [("x-a", "control", 1), ("x-a", "control", 2)],
+    ),
+    ("nul-in-value", ((b"x-a", b"a\x00"),), [("x-a", "nul", 1)]),
+    ("tab-allowed", ((b"x-a", b"a\tb"),), []),
+    # RFC 9112 §3.2: more than one Host field line is a 400
+    (
+        "duplicate-host",
+        ((b"host", b"a.example"), (b"Host", b"b.example")),
+        [("host", "duplicate_header", 0)],
+    ),
+    (
+        "folded-host",
+        ((b"host", b"a.example,b.example"),),
+        [("host", "duplicate_header", 0)],
+    ),
 ]
 
 

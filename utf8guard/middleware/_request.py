@@ -103,6 +103,8 @@ _ESCAPE_AFTER_DECODE: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
 # Policy.allow_controls) are refused in a path all the same. A path is no text, and
 # a decoded CR LF in it splits a header or a log line (CWE-113, CWE-117).
 _LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+# RFC 9110 §5.5: a field value with CR, LF or NUL is "invalid and dangerous".
+_FIELD_FORBIDDEN: Final = re.compile(rb"[\r\n\x00]")
 # RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
 _TOKEN: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.
@@ -337,22 +339,43 @@ def _normalized_query(query: bytes, policy: Policy) -> bytes:
 def _header_findings(
     headers: Iterable[tuple[bytes, bytes]], config: GuardConfig
 ) -> Iterator[Finding]:
+    hosts = 0
     for name, value in headers:
         if not _TOKEN.fullmatch(name):
             yield Finding(Location.HEADER, None, RequestKind.INVALID_HEADER_NAME, 0)
             continue
         lowered = name.lower()
-        if lowered == b"cookie" and "cookie" not in config.skip_headers:
+        if lowered == b"host":
+            # RFC 9112 §3.2: more than one Host field line MUST get a 400; two
+            # parsers may take different ones (routing, virtual hosts, URL building).
+            # WSGI servers join repeated lines with ","; no DNS name holds one.
+            hosts += 1
+            if hosts > 1 or b"," in value:
+                yield Finding(Location.HEADER, "host", RequestKind.DUPLICATE_HEADER, 0)
+        if lowered.decode("ascii") in config.skip_headers:
+            continue
+        if lowered == b"cookie":
             # Escapes in plain ASCII decode to controls and bytes: always parsed.
             yield from cookie_findings(value, config.policy)
             continue
+        shown = safe_name(lowered)
+        yield from _forbidden_field_bytes(value, shown)
         if config.is_plain(value):
             continue
-        if lowered.decode("ascii") in config.skip_headers:
-            continue
-        shown = safe_name(lowered)
         # RFC 9110 §5.5 lets obs-text through as opaque bytes; here they must be UTF-8.
         for violation in iter_violations(value, config.policy):
             yield Finding(
                 Location.HEADER, shown, violation.kind, violation.start, fixable=True
             )
+
+
+def _forbidden_field_bytes(value: bytes, shown: str | None) -> Iterator[Finding]:
+    """CR, LF and NUL in a field value (RFC 9110 §5.5: "invalid and dangerous").
+
+    A server passes one on only from obs-fold or a parser bug; not fixable, since
+    a repair keeps them.
+    """
+    if b"\r" in value or b"\n" in value or b"\x00" in value:
+        for match in _FIELD_FORBIDDEN.finditer(value):
+            kind = Kind.NUL if match.group() == b"\x00" else Kind.CONTROL
+            yield Finding(Location.HEADER, shown, kind, match.start())
