@@ -215,10 +215,8 @@ def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
 
 def _non_ascii_findings(raw: bytes, location: Location) -> Iterator[Finding]:
     """The first unescaped byte over 0x7F in a raw path or query, if any."""
-    if raw.isascii():
-        return
-    found = _NON_ASCII.search(raw)
-    if found is not None:  # always, for bytes that are not ASCII
+    found = None if raw.isascii() else _NON_ASCII.search(raw)
+    if found is not None:
         yield Finding(location, None, RequestKind.NON_ASCII_TARGET, found.start())
 
 
