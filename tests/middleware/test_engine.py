@@ -64,6 +64,10 @@ def test_many_findings_in_every_location_are_counted_not_kept() -> None:
     assert len(verdict.findings) == MAX_FINDINGS
     # the first sixteen, in order: path offsets count in the raw target
     assert [f.offset for f in verdict.findings] == [1 + 3 * i for i in range(16)]
+    malformed = RequestHead(
+        path="/", raw_path=b"/" + b"%G0" * 16384, query_string=b"x=%u" * 100, headers=()
+    )
+    assert check_head(malformed, GuardConfig(), "http").count == 16384 + 100
 
 
 def test_uninspected_body_counts_bytes_only() -> None:

@@ -204,7 +204,7 @@ def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
         return
     yield from _non_ascii_findings(raw, Location.PATH)
     result = percent_decode(raw)
-    for kind, offset in result.errors:
+    for kind, offset in result.iter_errors():
         yield Finding(Location.PATH, None, kind, offset)
     yield from _escape_findings(raw, config)
     yield from _decoded_path_findings(result.data, result.offset_map(), config)
@@ -300,7 +300,7 @@ def _query_findings(query: bytes, config: GuardConfig) -> Iterator[Finding]:
     # "&" and "=" are ASCII, and no sequence can span an ASCII byte: the whole decoded
     # query is valid exactly when every decoded name and value is.
     whole = percent_decode(query, plus_is_space=True)
-    if not whole.errors and find_violation(whole.data, config.policy) is None:
+    if not whole.malformed and find_violation(whole.data, config.policy) is None:
         return
     for name_at, name, value_at, value in _form_pairs(query):
         decoded_name = percent_decode(name, plus_is_space=True)
@@ -313,7 +313,7 @@ def _query_findings(query: bytes, config: GuardConfig) -> Iterator[Finding]:
 def _component_findings(
     decoded: Decoded, base: int, name: str | None, config: GuardConfig
 ) -> Iterator[Finding]:
-    for kind, offset in decoded.errors:
+    for kind, offset in decoded.iter_errors():
         yield Finding(Location.QUERY, name, kind, base + offset)
     if config.is_plain(decoded.data):
         return
