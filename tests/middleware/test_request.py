@@ -205,6 +205,10 @@ def test_dot_segments_in_a_path_known_only_decoded() -> None:
 def test_path_options_allow_separators_and_lookalikes() -> None:
     config = GuardConfig(allow_encoded_separators=True, allow_lookalike_separators=True)
     assert inspect_head(head(b"/a%2Fb%EF%BC%8F"), config) == []
+    # allowing encoded separators does not allow a dot segment between them
+    assert kinds(inspect_head(head(b"/a%2F..%2Fb"), config)) == [
+        ("ambiguous_dot_segment", 5)
+    ]
 
 
 def test_path_policy_is_at_least_identifier() -> None:
