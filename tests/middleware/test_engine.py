@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from utf8guard.middleware import GuardConfig, Location, RequestKind
 from utf8guard.middleware._engine import MAX_FINDINGS, BodyCheck, check_head
 from utf8guard.middleware._request import RequestHead
@@ -25,7 +27,7 @@ def test_check_head_modes() -> None:
     reported = check_head(head, GuardConfig(mode="report"), "http")
     assert reported.problem is None
     assert reported.head is head
-    assert len(reported.findings) == 1
+    assert (len(reported.findings), reported.count) == (1, 1)
 
 
 def test_problem_lists_at_most_max_findings_but_decides_on_all() -> None:
@@ -34,7 +36,38 @@ def test_problem_lists_at_most_max_findings_but_decides_on_all() -> None:
     verdict = check_head(head, GuardConfig(mode="normalize"), "http")
     # the encoded "/" comes last, after the fixable findings, and still blocks
     assert verdict.problem is not None
-    assert len(verdict.findings) == MAX_FINDINGS + 5
+    assert (len(verdict.findings), verdict.count) == (MAX_FINDINGS, MAX_FINDINGS + 5)
+    document = json.loads(verdict.problem[2])
+    assert (len(document["violations"]), document["count"]) == (16, MAX_FINDINGS + 5)
+    # one more fixable finding, never listed, must not change the decision either
+    assert (
+        check_head(
+            RequestHead(path="/", raw_path=raw[:-3], query_string=b"", headers=()),
+            GuardConfig(mode="normalize"),
+            "http",
+        ).problem
+        is None
+    )
+
+
+def test_many_findings_in_every_location_are_counted_not_kept() -> None:
+    # F1 (issue 11): 16384 escapes in path and query, and invalid header bytes.
+    escapes = b"%FF" * 16384
+    head = RequestHead(
+        path="/",
+        raw_path=b"/" + escapes,
+        query_string=b"x=" + escapes,
+        headers=((b"x-a", b"\xff" * 1000),),
+    )
+    verdict = check_head(head, GuardConfig(), "http")
+    assert verdict.count == 16384 * 2 + 1000
+    assert len(verdict.findings) == MAX_FINDINGS
+    # the first sixteen, in order: path offsets count in the raw target
+    assert [f.offset for f in verdict.findings] == [1 + 3 * i for i in range(16)]
+    malformed = RequestHead(
+        path="/", raw_path=b"/" + b"%G0" * 16384, query_string=b"x=%u" * 100, headers=()
+    )
+    assert check_head(malformed, GuardConfig(), "http").count == 16384 + 100
 
 
 def test_uninspected_body_counts_bytes_only() -> None:

@@ -29,7 +29,16 @@ def test_invalid_request_document() -> None:
         {"location": "query", "name": "q", "kind": "overlong", "offset": 6},
         {"location": "path", "kind": "encoded_separator", "offset": 2},
     ]
+    assert document["count"] == 2
     assert body.isascii()
+
+
+def test_count_states_findings_left_out() -> None:
+    # RFC 9457 §3.2: an extension member; the list holds only the first findings.
+    finding = Finding(Location.PATH, None, Kind.INVALID_BYTE, 1)
+    _, _, body = invalid_request([finding], total=40)
+    document = json.loads(body)
+    assert (len(document["violations"]), document["count"]) == (1, 40)
 
 
 def test_too_large_document() -> None:

@@ -12,12 +12,19 @@ from utf8guard.middleware._finding import Finding, Location, RequestKind
 from utf8guard.middleware._request import (
     LOOKALIKE_SEPARATORS,
     RequestHead,
-    inspect_head,
     normalize_head,
+)
+from utf8guard.middleware._request import (
+    inspect_head as iter_findings,
 )
 
 STRICT_CONFIG = GuardConfig()
 R = RequestKind
+
+
+def inspect_head(found: RequestHead, config: GuardConfig) -> list[Finding]:
+    """All findings, as a list (the engine itself keeps only the first few)."""
+    return list(iter_findings(found, config))
 
 
 def head(
@@ -38,7 +45,9 @@ def kinds(findings: list[Finding]) -> list[tuple[str, int]]:
 PATH_CASES = [
     # (id, raw path, [(kind, raw offset)]); source in the comment
     ("ascii", b"/a/b.txt", []),
-    ("utf8-raw", "/ä/€/𝄞".encode(), []),
+    # #8 (issue 11): RFC 9112 §3.2, the target is ASCII; raw bytes over 0x7F are
+    # refused once, at the first, whatever they are
+    ("utf8-raw", "/ä/€/𝄞".encode(), [("non_ascii_target", 1)]),
     ("utf8-escaped", b"/%C3%A4/%E2%82%AC/%F0%9D%84%9E", []),
     # Table 3-7: C0 is never a lead; AF then stands alone (the classic %C0%AF "/")
     (
@@ -55,9 +64,29 @@ PATH_CASES = [
             ("unexpected_continuation", 7),
         ],
     ),
-    ("raw-invalid-byte", b"/a\xffb", [("invalid_byte", 2)]),
+    ("raw-invalid-byte", b"/a\xffb", [("non_ascii_target", 2), ("invalid_byte", 2)]),
+    (
+        "raw-overlong",
+        b"/a\xc0\xafb",
+        [
+            ("non_ascii_target", 2),
+            ("overlong", 2),
+            ("unexpected_continuation", 3),
+        ],
+    ),
     ("nul", b"/a%00b", [("nul", 2)]),
     ("control", b"/a%01", [("control", 2)]),
+    # F6 (issue 11): TAB, LF and CR, which a text policy allows, are refused in paths
+    (
+        "crlf-header-injection",
+        b"/a%0D%0ASet-Cookie:%20evil=1",
+        [("control", 2), ("control", 5)],
+    ),
+    ("tab", b"/a%09b", [("control", 2)]),
+    ("lf-lower-case", b"/a%0ab", [("control", 2)]),
+    ("del", b"/a%7Fb", [("control", 2)]),
+    ("c1-nel", b"/a%C2%85b", [("control", 2)]),
+    ("c0-escape", b"/a%1B[2J", [("control", 2)]),
     ("bidi-rlo", b"/a%E2%80%AEb", [("bidi_control", 2)]),
     ("noncharacter", b"/%EF%BF%BF", [("noncharacter", 1)]),
     ("malformed-escape", b"/%G0", [("malformed_escape", 1)]),
@@ -65,6 +94,27 @@ PATH_CASES = [
     ("iis-escape", b"/%u002f", [("nonstandard_escape", 1)]),
     ("double-c0af", b"/%25C0%25AF", [("double_encoding", 1), ("double_encoding", 6)]),
     ("double-dot", b"/%252e", [("double_encoding", 1)]),
+    # F4 (issue 11): the hex digits of the inner escape escaped themselves
+    (
+        "double-nibbles-dot",
+        b"/static/%25%32%65%25%32%65/secret",
+        [("double_encoding", 8), ("double_encoding", 17)],
+    ),
+    ("double-nibbles-slash", b"/a%25%32%46b", [("double_encoding", 2)]),
+    (
+        "double-nibbles-c0af",
+        b"/%25%43%30%25%41%46",
+        [("double_encoding", 1), ("double_encoding", 10)],
+    ),
+    ("double-one-nibble", b"/%252%65", [("double_encoding", 1)]),
+    # a bare "%" before escaped digits: malformed now, an escape after one decode
+    (
+        "percent-then-nibbles",
+        b"/%%32%65",
+        [("malformed_escape", 1), ("double_encoding", 1)],
+    ),
+    ("percent-literal-then-text", b"/100%25-off%25", []),
+    ("percent-before-non-hex-escape", b"/%25%47%30", []),
     ("percent-literal-ok", b"/100%25", []),
     ("encoded-slash", b"/a%2Fb", [("encoded_separator", 2)]),
     ("encoded-backslash", b"/a%5cb", [("encoded_separator", 2)]),
@@ -72,20 +122,47 @@ PATH_CASES = [
     ("encoded-dot", b"/a/%2E/b", [("encoded_dot_segment", 3)]),
     ("half-encoded-dotdot", b"/.%2e/x", [("encoded_dot_segment", 1)]),
     ("literal-dots-left-to-server", b"/a/../b", []),
+    # F13 (issue 11): dot segments delimited by "\\" or carrying a ";" parameter
+    (
+        "encoded-dotdot-backslash",
+        b"/static/%2e%2e\\secret",
+        [("encoded_dot_segment", 8)],
+    ),
+    (
+        "encoded-dotdot-semicolon",
+        b"/static/%2e%2e;/secret",
+        [("encoded_dot_segment", 8)],
+    ),
+    ("encoded-dot-encoded-semicolon", b"/a/%2e%3Bx", [("encoded_dot_segment", 3)]),
+    ("after-backslash", b"/a\\%2e%2e/b", [("encoded_dot_segment", 3)]),
+    ("plain-dotdot-semicolon", b"/static/..;/secret", [("ambiguous_dot_segment", 8)]),
+    ("plain-dotdot-params", b"/a/..;jsessionid=1/b", [("ambiguous_dot_segment", 3)]),
+    ("plain-dotdot-backslash", b"/static/..\\secret", [("ambiguous_dot_segment", 8)]),
+    ("plain-dot-backslash-end", b"/a\\.", [("ambiguous_dot_segment", 3)]),
+    (
+        "plain-dotdot-between-encoded-slashes",
+        b"/a%2F..%2Fb",
+        [
+            ("encoded_separator", 2),
+            ("ambiguous_dot_segment", 5),
+            ("encoded_separator", 7),
+        ],
+    ),
+    ("dots-in-names-stay", b"/a..;b/.x;/..a\\b/v1.2;x", []),
     ("literal-dots-beside-escapes", b"/./a/../b%20c/...%2e", []),
-    ("fullwidth-solidus", "/a\uff0fb".encode(), [("lookalike_separator", 2)]),
+    ("fullwidth-solidus", b"/a%EF%BC%8Fb", [("lookalike_separator", 2)]),
     ("division-slash", b"/a%E2%88%95b", [("lookalike_separator", 2)]),
-    ("fraction-slash", "/a\u2044b".encode(), [("lookalike_separator", 2)]),
+    ("fraction-slash", b"/a%E2%81%84b", [("lookalike_separator", 2)]),
     (
         "fullwidth-dot",
-        "/\uff0e\uff0e/x".encode(),
-        [("lookalike_separator", 1), ("lookalike_separator", 4)],
+        b"/%EF%BC%8E%EF%BC%8E/x",
+        [("lookalike_separator", 1), ("lookalike_separator", 10)],
     ),
-    ("two-dot-leader", "/\u2025/x".encode(), [("lookalike_separator", 1)]),
+    ("two-dot-leader", b"/%E2%80%A5/x", [("lookalike_separator", 1)]),
     (
         "lookalike-after-invalid",
-        b"/\xff\xef\xbc\x8f",
-        [("invalid_byte", 1), ("lookalike_separator", 2)],
+        b"/%FF%EF%BC%8F",
+        [("invalid_byte", 1), ("lookalike_separator", 4)],
     ),
 ]
 
@@ -101,9 +178,37 @@ def test_path_rules(raw: bytes, expected: list[tuple[str, int]]) -> None:
     assert all(finding.location is Location.PATH for finding in findings)
 
 
+def test_line_controls_block_in_normalize_mode() -> None:
+    # A repair keeps TAB, LF and CR (they are text), so they cannot be fixed.
+    findings = inspect_head(head(b"/a%0D%0A%FF"), GuardConfig(mode="normalize"))
+    assert [(f.kind, f.fixable) for f in findings] == [
+        (Kind.CONTROL, False),
+        (Kind.CONTROL, False),
+        (Kind.INVALID_BYTE, True),
+    ]
+    lax = GuardConfig(path_policy=Policy(allow_controls=True))
+    assert kinds(inspect_head(head(raw_path=None, path="/a\r\n"), lax)) == [
+        ("control", 2),
+        ("control", 3),
+    ]
+
+
+def test_dot_segments_in_a_path_known_only_decoded() -> None:
+    found = head(raw_path=None, path="/static/..\\secret/..;/x/../y/..z\\.")
+    assert kinds(inspect_head(found, STRICT_CONFIG)) == [
+        ("ambiguous_dot_segment", 8),
+        ("ambiguous_dot_segment", 18),
+        ("ambiguous_dot_segment", 33),
+    ]
+
+
 def test_path_options_allow_separators_and_lookalikes() -> None:
     config = GuardConfig(allow_encoded_separators=True, allow_lookalike_separators=True)
-    assert inspect_head(head("/a%2Fb\uff0f".encode()), config) == []
+    assert inspect_head(head(b"/a%2Fb%EF%BC%8F"), config) == []
+    # allowing encoded separators does not allow a dot segment between them
+    assert kinds(inspect_head(head(b"/a%2F..%2Fb"), config)) == [
+        ("ambiguous_dot_segment", 5)
+    ]
 
 
 def test_path_policy_is_at_least_identifier() -> None:
@@ -113,8 +218,10 @@ def test_path_policy_is_at_least_identifier() -> None:
 
 
 def test_path_without_raw_path_checks_the_decoded_path() -> None:
+    # the server decoded once: "%2F" left in its path was "%252F" on the wire
     lone = head(raw_path=None, path="/a\udcff/b%2F")
     assert kinds(inspect_head(lone, STRICT_CONFIG)) == [
+        ("double_encoding", 7),
         ("surrogate", 2),
         ("unexpected_continuation", 3),
         ("unexpected_continuation", 4),
@@ -136,7 +243,8 @@ def test_lookalike_table_holds_every_nfkc_separator() -> None:
 
 QUERY_CASES = [
     ("empty", b"", []),
-    ("valid", "a=1&b=ä&c=%E2%82%AC&d=𝄞".encode(), []),
+    ("valid", b"a=1&b=%C3%A4&c=%E2%82%AC&d=%F0%9D%84%9E", []),
+    ("raw-utf8", "a=1&b=ä".encode(), [(None, "non_ascii_target", 6)]),
     ("plus-space", b"a+b=c+d", []),
     (
         "value-overlong",
@@ -148,6 +256,7 @@ QUERY_CASES = [
         "raw-byte",
         b"q=\xed\xa0\x80",
         [
+            (None, "non_ascii_target", 2),
             ("q", "surrogate", 2),
             ("q", "unexpected_continuation", 3),
             ("q", "unexpected_continuation", 4),
@@ -183,6 +292,25 @@ HEADER_CASES = [
     ("bad-name", ((b"x name", b"v"),), [(None, "invalid_header_name", 0)]),
     ("empty-name", ((b"", b"v"),), [(None, "invalid_header_name", 0)]),
     ("skipped-cookie", ((b"cookie", b"\xff"),), [(None, "invalid_byte", 0)]),
+    # RFC 9110 §5.5: CR, LF, NUL in a value (obs-fold a server passed on as is)
+    (
+        "obs-fold-crlf",
+        ((b"x-a", b"a\r\n b"),),
+        [("x-a", "control", 1), ("x-a", "control", 2)],
+    ),
+    ("nul-in-value", ((b"x-a", b"a\x00"),), [("x-a", "nul", 1)]),
+    ("tab-allowed", ((b"x-a", b"a\tb"),), []),
+    # RFC 9112 §3.2: more than one Host field line is a 400
+    (
+        "duplicate-host",
+        ((b"host", b"a.example"), (b"Host", b"b.example")),
+        [("host", "duplicate_header", 0)],
+    ),
+    (
+        "folded-host",
+        ((b"host", b"a.example,b.example"),),
+        [("host", "duplicate_header", 0)],
+    ),
 ]
 
 
@@ -225,6 +353,16 @@ def test_normalize_head_repairs_and_reencodes() -> None:
     assert fixed.raw_path == b"/a%EF%BF%BDb/%E2%82%AC"
     assert fixed.query_string == b"q=%EF%BF%BD&r=%C3%A4+x&flag="
     assert fixed.headers == ((b"x-a", b"\xef\xbf\xbd"), (b"cookie", b"\xfe"))
+    assert inspect_head(fixed, config) == []
+
+
+def test_normalize_keeps_allowed_encoded_separators_encoded() -> None:
+    # F14 (issue 11): RFC 3986 §2.2, %2F is data; it must not become a separator.
+    config = GuardConfig(mode="normalize", allow_encoded_separators=True)
+    fixed = normalize_head(head(b"/a%2Fb%FF%5c%C3%A4/c%2f"), config)
+    assert fixed.raw_path == b"/a%2Fb%EF%BF%BD%5c%C3%A4/c%2f"
+    # the app's decoded path is that raw path decoded, as a server would
+    assert fixed.path == "/a/b\ufffd\\ä/c/"
     assert inspect_head(fixed, config) == []
 
 

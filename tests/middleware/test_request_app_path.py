@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from utf8guard import Kind
 from utf8guard.middleware import GuardConfig, Location
-from utf8guard.middleware._request import RequestHead, inspect_head, normalize_head
+from utf8guard.middleware._finding import Finding
+from utf8guard.middleware._request import RequestHead, normalize_head
+from utf8guard.middleware._request import inspect_head as iter_findings
 
 CONFIG = GuardConfig()
+
+
+def inspect_head(found: RequestHead, config: GuardConfig) -> list[Finding]:
+    """All findings, as a list (the engine itself keeps only the first few)."""
+    return list(iter_findings(found, config))
 
 
 def head(raw_path: bytes | None, app_path: bytes) -> RequestHead:

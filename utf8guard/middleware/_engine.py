@@ -18,8 +18,8 @@ from ._request import RequestHead, inspect_head, normalize_head
 
 __all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
 
-#: Findings reported per request: enough to explain a refusal, bounded for logs. The
-#: decision always weighs them all.
+#: Findings kept and reported per request: enough to explain a refusal, bounded for
+#: logs and memory. The rest are counted, not kept; the decision weighs them all.
 MAX_FINDINGS: Final = 16
 
 
@@ -28,11 +28,14 @@ class HeadVerdict:
     """What to do with a request head: refuse it (``problem``) or go on with ``head``.
 
     ``head`` is the head to pass on: the original, or its normalised form.
+    ``findings`` holds the first :data:`MAX_FINDINGS`; ``count`` is how many there
+    were in all.
     """
 
     head: RequestHead
     problem: Problem | None
     findings: tuple[Finding, ...]
+    count: int = 0
 
 
 def _act(
@@ -42,10 +45,14 @@ def _act(
     *,
     can_fix: bool = True,
     shown: int = MAX_FINDINGS,
+    total: int | None = None,
 ) -> tuple[str, Problem | None]:
     """Decide on ``findings`` and report the first ``shown`` of them.
 
-    Returns the action and, when blocking, the 400 problem.
+    ``can_fix`` False forces a block in normalize mode (a finding left out of
+    ``findings`` was not fixable); ``total`` is the count the problem states, when
+    ``findings`` is only the first of them. Returns the action and, when blocking,
+    the 400 problem.
     """
     fixable = can_fix and all(finding.fixable for finding in findings)
     if config.mode == "report":
@@ -57,18 +64,30 @@ def _act(
     config.report(findings[:shown], action, scope_type)
     if action != "blocked":
         return action, None
-    return action, invalid_request(findings[: max(shown, 1)])
+    return action, invalid_request(findings[: max(shown, 1)], total=total)
 
 
 def check_head(head: RequestHead, config: GuardConfig, scope_type: str) -> HeadVerdict:
-    """Inspect path, query and headers; decide per the configured mode."""
-    findings = inspect_head(head, config)
-    if not findings:
-        return HeadVerdict(head, None, ())
-    action, problem = _act(findings, config, scope_type)
+    """Inspect path, query and headers; decide per the configured mode.
+
+    Keeps the first :data:`MAX_FINDINGS` findings and counts the rest, so a head
+    full of escapes costs O(n) time and O(1) findings; whether all of them are
+    fixable is still weighed over every one.
+    """
+    findings: list[Finding] = []
+    count = 0
+    fixable = True
+    for finding in inspect_head(head, config):
+        count += 1
+        fixable = fixable and finding.fixable
+        if count <= MAX_FINDINGS:
+            findings.append(finding)
+    if not count:
+        return HeadVerdict(head, None, (), 0)
+    action, problem = _act(findings, config, scope_type, can_fix=fixable, total=count)
     if action == "normalized":
         head = normalize_head(head, config)
-    return HeadVerdict(head, problem, tuple(findings))
+    return HeadVerdict(head, problem, tuple(findings), count)
 
 
 class BodyCheck:

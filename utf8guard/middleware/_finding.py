@@ -31,8 +31,10 @@ class RequestKind(str, enum.Enum):
     MALFORMED_ESCAPE = "malformed_escape"
     #: ``%uXXXX``, IIS's non-standard escape, which no RFC defines
     NONSTANDARD_ESCAPE = "nonstandard_escape"
-    #: ``%25`` followed by two hex digits (``%25C0%25AF``, ``%252e``): a second decode
-    #: by a later layer would see an escape the guard never checked
+    #: an escape that a second decode would see: ``%25`` followed by two hex digits,
+    #: each of the three possibly escaped itself (``%25C0%25AF``, ``%252e``,
+    #: ``%25%32%65``, ``%%32%65``); a later layer's decode would turn it into a
+    #: byte the guard never checked
     DOUBLE_ENCODING = "double_encoding"
     #: ``%2F`` or ``%5C`` in a path: a separator hidden from routing and filters
     ENCODED_SEPARATOR = "encoded_separator"
@@ -58,6 +60,18 @@ class RequestKind(str, enum.Enum):
     #: a multipart body the guard cannot parse (no boundary, unterminated, oversize
     #: part headers); RFC 2046 §5.1.1, RFC 7578
     MALFORMED_MULTIPART = "malformed_multipart"
+    # request head (issue 11)
+    #: a ``.`` or ``..`` segment that RFC 3986 §5.2.4 keeps but another parser drops:
+    #: delimited by ``\\`` (a separator to Windows and to the WHATWG URL parser), by
+    #: an encoded separator, or carrying a ``;`` path parameter (Tomcat, Jetty and
+    #: Spring strip it, so ``/..;/`` is ``..`` to them)
+    AMBIGUOUS_DOT_SEGMENT = "ambiguous_dot_segment"
+    #: a byte over 0x7F, unescaped, in the request target's path or query (RFC 9112
+    #: §3.2, RFC 3986 §2: the target is ASCII); servers disagree on what it means
+    NON_ASCII_TARGET = "non_ascii_target"
+    #: an octal escape above ``\\177`` in a Cookie value (``"\\300\\257"``): a code
+    #: point to ``http.cookies`` (Starlette, Django), a byte to Werkzeug
+    COOKIE_OCTAL_ESCAPE = "cookie_octal_escape"
 
     def __str__(self) -> str:
         return self.value

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import unquote_to_bytes
@@ -28,25 +29,54 @@ _ESCAPE_SHRINK: Final = 2
 
 @dataclass(frozen=True, slots=True)
 class Decoded:
-    """Decoded bytes, the raw input, and the escape errors found in it.
+    """Decoded bytes, the raw input, and whether any escape in it is malformed.
 
-    ``errors`` holds ``(kind, raw offset)`` of each malformed or non-standard escape.
+    :meth:`iter_errors` yields ``(kind, raw offset)`` of each malformed or
+    non-standard escape, found on demand: a component full of them is never held
+    as a list of errors.
     """
 
     data: bytes
     raw: bytes
-    errors: tuple[tuple[RequestKind, int], ...]
+    malformed: bool = False
 
-    def raw_offset(self, index: int) -> int:
-        """The raw offset of decoded byte ``index`` (its ``%`` if it was escaped).
+    def iter_errors(self) -> Iterator[tuple[RequestKind, int]]:
+        """Each malformed (``%G0``, trailing ``%``) or IIS (``%u``) escape, in order."""
+        if not self.malformed:
+            return
+        for match in _MALFORMED.finditer(self.raw):
+            following = self.raw[match.end() : match.end() + 1]
+            if following in (b"u", b"U"):
+                yield RequestKind.NONSTANDARD_ESCAPE, match.start()
+            else:
+                yield RequestKind.MALFORMED_ESCAPE, match.start()
 
-        Computed on demand: only a finding needs it.
+    @property
+    def errors(self) -> tuple[tuple[RequestKind, int], ...]:
+        """Every error of :meth:`iter_errors` at once."""
+        return tuple(self.iter_errors())
+
+    def offset_map(self) -> Callable[[int], int]:
+        """A function from a decoded index to its raw offset (its ``%`` if escaped).
+
+        Builds the escape table once, in one pass over ``raw``; each lookup is then a
+        binary search, so mapping every finding in a component stays O(n log n).
         """
+        # Decoded index of each escape: its raw start less the bytes the escapes
+        # before it saved.
         escapes = [
             match.start() - _ESCAPE_SHRINK * number
             for number, match in enumerate(_WELL_FORMED.finditer(self.raw))
         ]
-        return index + _ESCAPE_SHRINK * bisect_left(escapes, index)
+
+        def to_raw(index: int) -> int:
+            return index + _ESCAPE_SHRINK * bisect_left(escapes, index)
+
+        return to_raw
+
+    def raw_offset(self, index: int) -> int:
+        """The raw offset of decoded byte ``index``; one lookup (see offset_map)."""
+        return self.offset_map()(index)
 
 
 def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:
@@ -61,20 +91,10 @@ def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:
     if plus_is_space:
         raw = raw.replace(b"+", b" ")
     if b"%" not in raw:
-        return Decoded(raw, raw, ())
-    errors: tuple[tuple[RequestKind, int], ...] = ()
-    if _MALFORMED.search(raw) is not None:
-        errors = tuple(
-            (
-                RequestKind.NONSTANDARD_ESCAPE
-                if raw[match.end() : match.end() + 1] in (b"u", b"U")
-                else RequestKind.MALFORMED_ESCAPE,
-                match.start(),
-            )
-            for match in _MALFORMED.finditer(raw)
-        )
+        return Decoded(raw, raw)
+    malformed = _MALFORMED.search(raw) is not None
     # unquote_to_bytes decodes exactly the well-formed %XX and keeps any other "%".
-    return Decoded(unquote_to_bytes(raw), raw, errors)
+    return Decoded(unquote_to_bytes(raw), raw, malformed)
 
 
 def incomplete_escape_start(raw: bytes) -> int:

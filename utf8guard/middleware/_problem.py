@@ -31,8 +31,14 @@ def _problem(status: int, document: dict[str, object]) -> Problem:
     return status, headers, body
 
 
-def invalid_request(findings: Sequence[Finding]) -> Problem:
+def invalid_request(
+    findings: Sequence[Finding], *, total: int | None = None
+) -> Problem:
     """The 400 problem for ``findings``: location, name (when known), kind, offset.
+
+    ``count`` (an RFC 9457 §3.2 extension member) says how many findings there were
+    in all: ``total`` when the caller listed only the first of them, else as many as
+    are listed.
 
     >>> from utf8guard.middleware._finding import Finding, Location, RequestKind
     >>> status, _, body = invalid_request(
@@ -56,6 +62,7 @@ def invalid_request(findings: Sequence[Finding]) -> Problem:
             "detail": "The request holds bytes that are not valid UTF-8 or that the "
             "server refuses; see violations for where.",
             "violations": violations,
+            "count": len(violations) if total is None else total,
         },
     )
 

@@ -11,7 +11,9 @@ from urllib.parse import quote, quote_plus
 from .._policy import Policy
 from .._repair import repair
 from .._scan import find_violation, iter_violations
+from .._violation import Kind
 from ._config import GuardConfig
+from ._cookies import cookie_findings
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._percent import Decoded, percent_decode
 
@@ -67,14 +69,42 @@ _LOOKALIKE: Final = re.compile(
         for code in range(lo, hi + 1)
     )
 )
-# One pass over a raw path for the escape tricks: %25 then two hex digits (a second
-# decode would see an escape the guard never checked); %2F and %5C (RFC 3986 §2.2:
+# One pass over a raw path for the escape tricks: %2F and %5C (RFC 3986 §2.2:
 # encoded delimiters are data, but routers and filters disagree on that); and "." or
-# ".." segments, which RFC 3986 §5.2.4 removes but whose encoded forms survive that
-# step and become traversal after a later decode.
+# ".." segments. RFC 3986 §5.2.4 removes those only when written plainly between
+# "/"; an encoded one survives that step and becomes traversal after a later
+# decode, and so does one that other parsers delimit differently: "\" is a
+# separator to Windows and to the WHATWG URL parser (§4.4 "path state"), and
+# Tomcat, Jetty and Spring strip ";" path parameters before they normalise
+# ("/..;/": Orange Tsai, "Breaking Parser Logic", Black Hat USA 2018). Werkzeug
+# and Starlette keep "..;" and "..\" as names, which is what the app then sees.
 _PATH_TRICK: Final = re.compile(
-    rb"%25[0-9A-Fa-f]{2}|%(?:2[Ff]|5[Cc])|(?<![^/])(?:%2[Ee]|\.){1,2}(?![^/])"
+    rb"%(?:2[Ff]|5[Cc])"
+    rb"|(?:^|(?<=[/\\])|(?<=%2[Ff])|(?<=%5[Cc]))(?:%2[Ee]|\.){1,2}"
+    rb"(?=\Z|[/\\;]|%(?:2[Ff]|5[Cc]|3[Bb]))"
 )
+# RFC 9112 §3.2 and RFC 3986 §2: the request target is ASCII; a byte over 0x7F must
+# be percent-encoded. Servers disagree on a raw one: h11 and Gunicorn refuse it,
+# httptools passes it on, wsgiref keeps it, and Werkzeug's server decodes the
+# request line as Latin-1 and re-encodes it as UTF-8, so C0 AF reaches the app as
+# the valid "\u00c0\u00af". One verdict everywhere: refused, once per component.
+_NON_ASCII: Final = re.compile(rb"[\x80-\xff]")
+_ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
+#: Where a plain dot segment is the server's business: between "/" or the ends.
+_PLAIN_DELIMITERS: Final = (b"", b"/")
+# The same, for a path that only exists decoded: "\" or ";" around a dot segment.
+_DECODED_DOT_SEGMENT: Final = re.compile(rb"(?:^|(?<=[/\\]))\.{1,2}(?=\Z|[/\\;])")
+# Double encoding, judged on the decoded path: an RFC 3986 §2.1 escape there is one
+# a second decode would turn into a byte the guard never checked, however it was
+# spelt (%2541, %25%34%31, %%34%31: the "%" and each hex digit may be escaped).
+# A raw "%HH" cannot survive the first decode, so every match is doubly encoded.
+_ESCAPE_AFTER_DECODE: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+# Unicode ch. 23.1: the C0 controls a policy keeps as text (TAB, LF, CR; see
+# Policy.allow_controls) are refused in a path all the same. A path is no text, and
+# a decoded CR LF in it splits a header or a log line (CWE-113, CWE-117).
+_LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+# RFC 9110 §5.5: a field value with CR, LF or NUL is "invalid and dangerous".
+_FIELD_FORBIDDEN: Final = re.compile(rb"[\r\n\x00]")
 # RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
 _TOKEN: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.
@@ -100,26 +130,32 @@ class RequestHead:
     app_path: bytes | None = None
 
 
-def inspect_head(head: RequestHead, config: GuardConfig) -> list[Finding]:
-    """Every finding in path, query and headers (the server bounds their size)."""
-    return [
-        *_path_findings(head, config),
-        *_query_findings(head.query_string, config),
-        *_header_findings(head.headers, config),
-    ]
+def inspect_head(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
+    """Every finding in path, query and headers, in that order, one at a time.
+
+    Each location is scanned once, in O(n); a caller that keeps only the first few
+    findings holds no more than those (the engine caps and counts them).
+    """
+    yield from _path_findings(head, config)
+    yield from _query_findings(head.query_string, config)
+    yield from _header_findings(head.headers, config)
 
 
 def normalize_head(head: RequestHead, config: GuardConfig) -> RequestHead:
     """``head`` with every invalid sequence replaced by U+FFFD.
 
     Only for heads whose findings are all ``fixable``. The path is re-encoded from the
-    repaired text so that ``path`` and ``raw_path`` agree.
+    repaired text so that ``path`` and ``raw_path`` agree; an encoded separator
+    (allowed by ``allow_encoded_separators``) stays encoded in ``raw_path``.
     """
-    decoded = _decoded_path(head)
-    path = repair(decoded, config.effective_path_policy).decode()
+    policy = config.effective_path_policy
+    path = repair(_decoded_path(head), policy).decode()
+    raw = head.raw_path
     return RequestHead(
+        # "/" and "\\" are ASCII, so no repair spans one: the pieces repaired apart
+        # decode to ``path`` again.
         path=path,
-        raw_path=quote(path, safe=_PATH_SAFE).encode("ascii"),
+        raw_path=_requoted(path) if raw is None else _normalized_raw_path(raw, policy),
         query_string=_normalized_query(head.query_string, config.policy),
         headers=tuple(
             (name, value)
@@ -128,6 +164,26 @@ def normalize_head(head: RequestHead, config: GuardConfig) -> RequestHead:
             for name, value in head.headers
         ),
     )
+
+
+def _requoted(text: str) -> bytes:
+    return quote(text, safe=_PATH_SAFE).encode("ascii")
+
+
+def _normalized_raw_path(raw: bytes, policy: Policy) -> bytes:
+    """``raw`` repaired piece by piece between encoded separators, which it keeps.
+
+    RFC 3986 §2.2: ``%2F`` is data, not a delimiter; decoding it into the new raw path
+    would hand the router a separator the client never sent.
+    """
+    pieces = []
+    start = 0
+    for match in _ENCODED_SEPARATOR.finditer(raw):
+        piece = repair(percent_decode(raw[start : match.start()]).data, policy)
+        pieces += [_requoted(piece.decode()), match.group()]
+        start = match.end()
+    pieces.append(_requoted(repair(percent_decode(raw[start:]).data, policy).decode()))
+    return b"".join(pieces)
 
 
 def _decoded_path(head: RequestHead) -> bytes:
@@ -142,22 +198,43 @@ def _decoded_path(head: RequestHead) -> bytes:
 def _path_findings(head: RequestHead, config: GuardConfig) -> Iterator[Finding]:
     raw = head.raw_path
     if raw is None:
-        yield from _decoded_path_findings(_decoded_path(head), None, config)
+        decoded = _decoded_path(head)
+        yield from _ambiguous_dot_findings(decoded)
+        yield from _decoded_path_findings(decoded, None, config)
         return
+    yield from _non_ascii_findings(raw, Location.PATH)
     result = percent_decode(raw)
-    for kind, offset in result.errors:
+    for kind, offset in result.iter_errors():
         yield Finding(Location.PATH, None, kind, offset)
     yield from _escape_findings(raw, config)
-    yield from _decoded_path_findings(result.data, result.raw_offset, config)
+    yield from _decoded_path_findings(result.data, result.offset_map(), config)
     if head.app_path is not None and head.app_path != result.data:
         # Offsets count from the start of the server-decoded path.
         yield from _decoded_path_findings(head.app_path, None, config)
 
 
+def _non_ascii_findings(raw: bytes, location: Location) -> Iterator[Finding]:
+    """The first unescaped byte over 0x7F in a raw path or query, if any."""
+    found = None if raw.isascii() else _NON_ASCII.search(raw)
+    if found is not None:
+        yield Finding(location, None, RequestKind.NON_ASCII_TARGET, found.start())
+
+
 def _decoded_path_findings(
     decoded: bytes, to_raw: Callable[[int], int] | None, config: GuardConfig
 ) -> Iterator[Finding]:
-    """UTF-8 and look-alike findings in a decoded path; ``to_raw`` maps offsets."""
+    """Double encoding, controls, UTF-8 and look-alikes in a decoded path.
+
+    ``to_raw`` maps offsets back to the raw target (None: they count in ``decoded``).
+    """
+    if b"%" in decoded:
+        for match in _ESCAPE_AFTER_DECODE.finditer(decoded):
+            index = match.start()
+            offset = index if to_raw is None else to_raw(index)
+            yield Finding(Location.PATH, None, RequestKind.DOUBLE_ENCODING, offset)
+    for match in _LINE_CONTROL.finditer(decoded):
+        offset = match.start() if to_raw is None else to_raw(match.start())
+        yield Finding(Location.PATH, None, Kind.CONTROL, offset)
     if config.is_plain(decoded, path=True):
         return
     for violation in iter_violations(decoded, config.effective_path_policy):
@@ -171,22 +248,38 @@ def _decoded_path_findings(
 
 
 def _escape_findings(raw: bytes, config: GuardConfig) -> Iterator[Finding]:
-    """Double encoding, encoded separators and encoded dot segments in a raw path."""
-    if b"%" not in raw:
+    """Encoded separators, and dot segments encoded or oddly delimited: raw path."""
+    if b"%" not in raw and b"." not in raw:
         return
     for match in _PATH_TRICK.finditer(raw):
         found = match.group()
-        if found.startswith(b"%25"):
-            kind = RequestKind.DOUBLE_ENCODING
-        elif found.startswith(b"%") and found[1:].lower() in (b"2f", b"5c"):
+        if found.startswith(b"%") and found[1:].lower() in (b"2f", b"5c"):
             if config.allow_encoded_separators:
                 continue
             kind = RequestKind.ENCODED_SEPARATOR
         elif b"%" in found:
             kind = RequestKind.ENCODED_DOT_SEGMENT
-        else:
+        elif _is_plain_segment(raw, match.start(), match.end()):
             continue  # a plain "." or "..": the server's and router's business
+        else:
+            kind = RequestKind.AMBIGUOUS_DOT_SEGMENT
         yield Finding(Location.PATH, None, kind, match.start())
+
+
+def _is_plain_segment(path: bytes, start: int, end: int) -> bool:
+    """True when ``path[start:end]`` sits between "/" (or the ends) on both sides."""
+    before = path[start - 1 : start] if start else b""
+    return before in _PLAIN_DELIMITERS and path[end : end + 1] in _PLAIN_DELIMITERS
+
+
+def _ambiguous_dot_findings(decoded: bytes) -> Iterator[Finding]:
+    """Dot segments next to "\\" or ";" in a path known only decoded."""
+    if b"." not in decoded:
+        return
+    for match in _DECODED_DOT_SEGMENT.finditer(decoded):
+        if not _is_plain_segment(decoded, match.start(), match.end()):
+            kind = RequestKind.AMBIGUOUS_DOT_SEGMENT
+            yield Finding(Location.PATH, None, kind, match.start())
 
 
 def _form_pairs(raw: bytes) -> Iterator[tuple[int, bytes, int, bytes]]:
@@ -201,12 +294,13 @@ def _form_pairs(raw: bytes) -> Iterator[tuple[int, bytes, int, bytes]]:
 def _query_findings(query: bytes, config: GuardConfig) -> Iterator[Finding]:
     # WHATWG URL "application/x-www-form-urlencoded parsing": split on "&", then on
     # the first "=", then percent-decode with "+" as space.
+    yield from _non_ascii_findings(query, Location.QUERY)
     if b"%" not in query and config.is_plain(query):
         return
     # "&" and "=" are ASCII, and no sequence can span an ASCII byte: the whole decoded
     # query is valid exactly when every decoded name and value is.
     whole = percent_decode(query, plus_is_space=True)
-    if not whole.errors and find_violation(whole.data, config.policy) is None:
+    if not whole.malformed and find_violation(whole.data, config.policy) is None:
         return
     for name_at, name, value_at, value in _form_pairs(query):
         decoded_name = percent_decode(name, plus_is_space=True)
@@ -219,12 +313,13 @@ def _query_findings(query: bytes, config: GuardConfig) -> Iterator[Finding]:
 def _component_findings(
     decoded: Decoded, base: int, name: str | None, config: GuardConfig
 ) -> Iterator[Finding]:
-    for kind, offset in decoded.errors:
+    for kind, offset in decoded.iter_errors():
         yield Finding(Location.QUERY, name, kind, base + offset)
     if config.is_plain(decoded.data):
         return
+    to_raw = decoded.offset_map()
     for violation in iter_violations(decoded.data, config.policy):
-        offset = base + decoded.raw_offset(violation.start)
+        offset = base + to_raw(violation.start)
         yield Finding(Location.QUERY, name, violation.kind, offset, fixable=True)
 
 
@@ -242,18 +337,43 @@ def _normalized_query(query: bytes, policy: Policy) -> bytes:
 def _header_findings(
     headers: Iterable[tuple[bytes, bytes]], config: GuardConfig
 ) -> Iterator[Finding]:
+    hosts = 0
     for name, value in headers:
         if not _TOKEN.fullmatch(name):
             yield Finding(Location.HEADER, None, RequestKind.INVALID_HEADER_NAME, 0)
             continue
-        if config.is_plain(value):
-            continue
         lowered = name.lower()
+        if lowered == b"host":
+            # RFC 9112 §3.2: more than one Host field line MUST get a 400; two
+            # parsers may take different ones (routing, virtual hosts, URL building).
+            # WSGI servers join repeated lines with ","; no DNS name holds one.
+            hosts += 1
+            if hosts > 1 or b"," in value:
+                yield Finding(Location.HEADER, "host", RequestKind.DUPLICATE_HEADER, 0)
         if lowered.decode("ascii") in config.skip_headers:
             continue
+        if lowered == b"cookie":
+            # Escapes in plain ASCII decode to controls and bytes: always parsed.
+            yield from cookie_findings(value, config.policy)
+            continue
         shown = safe_name(lowered)
+        yield from _forbidden_field_bytes(value, shown)
+        if config.is_plain(value):
+            continue
         # RFC 9110 §5.5 lets obs-text through as opaque bytes; here they must be UTF-8.
         for violation in iter_violations(value, config.policy):
             yield Finding(
                 Location.HEADER, shown, violation.kind, violation.start, fixable=True
             )
+
+
+def _forbidden_field_bytes(value: bytes, shown: str | None) -> Iterator[Finding]:
+    """CR, LF and NUL in a field value (RFC 9110 §5.5: "invalid and dangerous").
+
+    A server passes one on only from obs-fold or a parser bug; not fixable, since
+    a repair keeps them.
+    """
+    if b"\r" in value or b"\n" in value or b"\x00" in value:
+        for match in _FIELD_FORBIDDEN.finditer(value):
+            kind = Kind.NUL if match.group() == b"\x00" else Kind.CONTROL
+            yield Finding(Location.HEADER, shown, kind, match.start())

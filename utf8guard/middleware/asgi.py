@@ -28,6 +28,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _DISCONNECT: Final = {"type": "http.disconnect"}
+#: A header is a ``[name, value]`` pair (ASGI HTTP connection scope).
+_PAIR_LENGTH: Final = 2
 #: ASGI websocket spec: the extension that lets a server send an HTTP response to a
 #: refused handshake; without it, a close before accept (the server answers 403).
 _WS_RESPONSE: Final = "websocket.http.response"
@@ -120,9 +122,23 @@ def _head(scope: Scope) -> RequestHead:
         path=path if isinstance(path, str) else "",
         raw_path=raw_path,
         query_string=query if isinstance(query, bytes) else b"",
-        # The server's pairs as given (tuples or lists); the engine unpacks them.
-        headers=tuple(headers) if isinstance(headers, list | tuple) else (),
+        headers=tuple(map(_header_pair, headers))
+        if isinstance(headers, list | tuple)
+        else (),
     )
+
+
+def _header_pair(pair: object) -> tuple[bytes, bytes]:
+    """A ``[name, value]`` pair of bytes (ASGI spec); anything else, an empty name.
+
+    An empty name is no RFC 9110 token, so a malformed pair from a server is
+    refused (``invalid_header_name``) rather than raising.
+    """
+    if isinstance(pair, list | tuple) and len(pair) == _PAIR_LENGTH:
+        name, value = pair
+        if isinstance(name, bytes) and isinstance(value, bytes):
+            return name, value
+    return b"", b""
 
 
 def _with_head(scope: Scope, head: RequestHead) -> Scope:

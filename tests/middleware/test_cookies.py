@@ -1,0 +1,126 @@
+"""Cookie values, checked as http.cookies (Starlette, Django) and Werkzeug decode them.
+
+The oracles are the frameworks' own parsers: a value the guard passes must mean the
+same to all of them, and a value it refuses as ambiguous must really be read
+differently by them (issue 11, F12 and #7).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.http.cookie import (  # type: ignore[import-untyped]  # Django ships no types
+    parse_cookie as django_parse,
+)
+from starlette.requests import cookie_parser as starlette_parse
+from werkzeug.http import parse_cookie as werkzeug_parse
+
+from utf8guard import Kind, Policy
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._cookies import cookie_findings
+from utf8guard.middleware._finding import Finding, Location, RequestKind
+from utf8guard.middleware._request import RequestHead, inspect_head
+
+
+def found(value: bytes, policy: Policy | None = None) -> list[tuple[str, int]]:
+    findings = cookie_findings(value, policy or Policy())
+    return [(finding.kind.value, finding.offset) for finding in findings]
+
+
+def parsed(header: bytes) -> tuple[dict[str, str], ...]:
+    """The cookies as Starlette, Django and Werkzeug (Flask) give them to an app."""
+    # Starlette decodes headers as Latin-1; Django as UTF-8 with "replace"
+    # (get_str_from_wsgi); Werkzeug takes the WSGI (Latin-1) string and decodes it
+    # as UTF-8 itself.
+    return (
+        starlette_parse(header.decode("latin-1")),
+        django_parse(header.decode("utf-8", "replace")),
+        dict(werkzeug_parse(header.decode("latin-1"))),
+    )
+
+
+VALID = [
+    ("plain", b"session=abc123; theme=dark"),
+    ("percent-encoded-utf8", b"name=caf%C3%A9"),
+    ("quoted", b'a="hello world"'),
+    ("escaped-quote-and-backslash", b'a="h\\"i\\\\j"'),
+    ("ascii-octal", b'a="\\101\\102"'),
+    ("escaped-backslash-then-digits", b'a="\\\\300"'),
+]
+
+
+@pytest.mark.parametrize("header", [row[1] for row in VALID], ids=[r[0] for r in VALID])
+def test_valid_cookies_pass_and_mean_the_same_to_every_parser(header: bytes) -> None:
+    assert found(header) == []
+    starlette, django, werkzeug = parsed(header)
+    assert starlette == django == werkzeug
+
+
+def test_raw_utf8_cookie_passes() -> None:
+    # Valid UTF-8, like any header value; Starlette shows every header as Latin-1.
+    assert found("name=ä€𝄞".encode()) == []
+
+
+REFUSED = [
+    # (id, header, [(kind, offset in the header value)])
+    # F12: U+FFFE to Werkzeug, 'ï¿¾' to the others
+    ("octal-noncharacter", b'a="\\357\\277\\276"', [("cookie_octal_escape", 3)]),
+    ("octal-overlong-slash", b'a="\\300\\257"', [("cookie_octal_escape", 3)]),
+    ("octal-nul", b'b="x\\000y"', [("nul", 4)]),
+    ("octal-tab", b'b="\\011"', [("control", 3)]),
+    ("octal-escape-char", b'b="\\033[2J"', [("control", 3)]),
+    ("octal-del", b'b="\\177"', [("control", 3)]),
+    ("raw-control", b"b=x\x01y", [("control", 3)]),
+    ("raw-tab-inside", b"b=x\ty", [("control", 3)]),
+    ("raw-c1-nel", b"b=x\xc2\x85", [("control", 3)]),
+    ("raw-nul", b"b=\x00", [("nul", 2)]),
+    # a backslash is no RFC 6265 cookie-octet: escapes count unquoted too
+    ("unquoted-octal", b"a=\\300", [("cookie_octal_escape", 2)]),
+]
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [row[1:] for row in REFUSED],
+    ids=[row[0] for row in REFUSED],
+)
+def test_cookie_rules(header: bytes, expected: list[tuple[str, int]]) -> None:
+    kinds = found(header)
+    # the octal escapes after the first are reported too: keep the first of each kind
+    assert [kinds[0]] == expected[:1]
+    assert set(kinds) >= set(expected)
+
+
+def test_octal_escapes_above_0177_are_read_differently() -> None:
+    # The oracle for cookie_octal_escape: the parser families really disagree.
+    for header in (b'a="\\357\\277\\276"', b'a="\\300\\257"', b'a="\\303\\244"'):
+        starlette, django, werkzeug = parsed(header)
+        assert starlette == django != werkzeug
+    assert parsed(b'a="\\357\\277\\276"')[2] == {"a": "\ufffe"}
+    assert parsed(b'a="\\303\\244"')[0] == {"a": "\u00c3\u00a4"}
+
+
+def test_every_octal_escape_is_reported() -> None:
+    assert found(b'a="\\357\\277\\276"') == [
+        ("cookie_octal_escape", 3),
+        ("cookie_octal_escape", 7),
+        ("cookie_octal_escape", 11),
+    ]
+
+
+def test_fixable_only_what_the_policy_itself_refuses() -> None:
+    findings = list(cookie_findings(b"a=\x00\xef\xbf\xbe\xff", Policy()))
+    assert [(f.kind, f.fixable) for f in findings] == [
+        (Kind.NUL, False),
+        (Kind.NONCHARACTER, True),
+        (Kind.INVALID_BYTE, True),
+    ]
+    assert all(f.name == "cookie" for f in findings)
+
+
+def test_cookie_header_in_the_engine() -> None:
+    head = RequestHead("/", b"/", b"", ((b"Cookie", b'a="\\300\\257"'),))
+    assert list(inspect_head(head, GuardConfig())) == [
+        Finding(Location.HEADER, "cookie", RequestKind.COOKIE_OCTAL_ESCAPE, 3),
+        Finding(Location.HEADER, "cookie", RequestKind.COOKIE_OCTAL_ESCAPE, 7),
+    ]
+    assert list(inspect_head(head, GuardConfig(skip_headers=["Cookie"]))) == []

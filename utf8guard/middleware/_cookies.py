@@ -1,0 +1,88 @@
+"""The Cookie header, checked as the frameworks decode it; pure.
+
+RFC 6265 §4.2.1 leaves no room for escapes (a cookie-octet is no CTL, whitespace,
+DQUOTE, comma, semicolon or backslash), but the frameworks unquote a value in
+double quotes and decode its backslash escapes: ``http.cookies._unquote`` (used by
+Starlette's ``cookie_parser`` and Django's ``parse_cookie``) and Werkzeug's
+``parse_cookie`` (``_cookie_unslash``) both read ``\\ooo`` (first digit 0-3) as an
+octal escape and ``\\c`` as ``c``, left to right. They differ on what an octal
+escape is: ``http.cookies`` makes it a code point, ``chr(0o303)``; Werkzeug makes it
+a byte and decodes the bytes as UTF-8 afterwards. So ``"\\303\\244"`` is ``'Ã¤'`` to
+Starlette and Django and ``'ä'`` to Flask, and ``"\\357\\277\\276"`` is U+FFFE to
+Flask alone. The raw header bytes are valid UTF-8 either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from functools import lru_cache
+from typing import Final
+
+from .._policy import Policy
+from .._scan import is_valid, iter_violations
+from .._violation import Kind
+from ._finding import Finding, Location, RequestKind
+
+__all__ = ["cookie_findings"]
+
+#: The name findings in a Cookie header carry.
+COOKIE: Final = "cookie"
+# The escape grammar of both: http.cookies' _unquote_sub and Werkzeug's
+# _cookie_unslash_re (sansio/http.py) are this pattern, applied left to right.
+_ESCAPE: Final = re.compile(rb"\\([0-3][0-7]{2}|.)")
+# Unicode ch. 23.1: TAB, LF and CR, the controls a text policy keeps.
+_LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+#: Octal escapes above this are a byte to Werkzeug and a code point to the others.
+_ASCII_MAX: Final = 0x7F
+#: C0 controls end here (Unicode ch. 23.1); DEL is _ASCII_MAX.
+_C0_MAX: Final = 0x1F
+
+
+@lru_cache(maxsize=16)
+def _cookie_policy(policy: Policy) -> Policy:
+    """``policy`` with NUL and controls refused: no cookie value holds them."""
+    return replace(policy, allow_nul=False, allow_controls=False)
+
+
+def cookie_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
+    """Findings in one Cookie header value, offsets counting in it.
+
+    The raw bytes must be valid under ``policy`` with NUL and every control refused;
+    every backslash escape is decoded as both parser families decode it, and one that
+    yields a control or that they decode differently (an octal escape above
+    ``\\177``) is refused. Escapes are looked for in quoted and unquoted values alike:
+    a backslash is no cookie-octet, and parsers disagree on what is quoted.
+    """
+    for violation in iter_violations(value, _cookie_policy(policy)):
+        # A repair under ``policy`` replaces only what ``policy`` itself refuses.
+        span = value[violation.start : violation.end]
+        yield Finding(
+            Location.HEADER,
+            COOKIE,
+            violation.kind,
+            violation.start,
+            fixable=not is_valid(span, policy),
+        )
+    for match in _LINE_CONTROL.finditer(value):
+        yield Finding(Location.HEADER, COOKIE, Kind.CONTROL, match.start())
+    if b"\\" in value:
+        yield from _escape_findings(value)
+
+
+def _escape_findings(value: bytes) -> Iterator[Finding]:
+    for match in _ESCAPE.finditer(value):
+        escaped = match.group(1)
+        if len(escaped) == 1:
+            continue  # "\c" is "c" to every parser
+        code = int(escaped, 8)
+        if code > _ASCII_MAX:
+            kind: Kind | RequestKind = RequestKind.COOKIE_OCTAL_ESCAPE
+        elif code == 0:
+            kind = Kind.NUL
+        elif code <= _C0_MAX or code == _ASCII_MAX:
+            kind = Kind.CONTROL
+        else:
+            continue
+        yield Finding(Location.HEADER, COOKIE, kind, match.start())
