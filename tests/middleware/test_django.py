@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import unquote
 
-import django
+import django  # type: ignore[import-untyped]
 import pytest
 from django.conf import settings  # type: ignore[import-untyped]
 from django.core.handlers.asgi import ASGIHandler  # type: ignore[import-untyped]
