@@ -10,22 +10,41 @@ hand-written scope, as the ASGI adapter is).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import io
+import json
 from urllib.parse import unquote
 
 import django  # type: ignore[import-untyped]
 import pytest
+from asgiref.sync import iscoroutinefunction
 from django.conf import settings  # type: ignore[import-untyped]
-from django.core.handlers.asgi import ASGIHandler  # type: ignore[import-untyped]
+from django.core.handlers.asgi import (  # type: ignore[import-untyped]
+    ASGIHandler,
+    ASGIRequest,
+)
 from django.core.handlers.wsgi import WSGIHandler  # type: ignore[import-untyped]
-from django.test import override_settings  # type: ignore[import-untyped]
+from django.http import HttpRequest, HttpResponse  # type: ignore[import-untyped]
+from django.test import (  # type: ignore[import-untyped]
+    RequestFactory,
+    override_settings,
+)
 from werkzeug.test import Client
 
-from utf8guard.middleware import ViolationEvent
+from utf8guard.middleware import GuardConfig, Refusal, ViolationEvent
 from utf8guard.middleware.asgi import Message, Scope
+from utf8guard.middleware.django import Utf8GuardMiddleware
 
 from . import django_site
 from .attack_table import MAX_BODY_BYTES, ROWS, Row
-from .test_adapters import Answer, _body_bytes, _chunks, _str_headers, run_wsgi
+from .test_adapters import (
+    SAMPLE_OPTIONS,
+    Answer,
+    _body_bytes,
+    _chunks,
+    _str_headers,
+    run_wsgi,
+)
 
 if not settings.configured:
     settings.configure(
@@ -119,3 +138,114 @@ def test_django_asgi_agrees_with_the_wsgi_adapter(
     row: Row, config: dict[str, object]
 ) -> None:
     assert run_django_asgi(row, config) == run_wsgi(row, config)
+
+
+def guarded_view(
+    options: dict[str, object],
+) -> tuple[Utf8GuardMiddleware, list[HttpRequest]]:
+    """The middleware around a view that records the request it gets."""
+    seen: list[HttpRequest] = []
+
+    def view(request: HttpRequest) -> HttpResponse:
+        seen.append(request)
+        return HttpResponse(request.body)
+
+    with override_settings(UTF8GUARD=options):
+        return Utf8GuardMiddleware(view), seen
+
+
+def test_django_takes_the_adapters_options() -> None:
+    expected = GuardConfig(**{**SAMPLE_OPTIONS, "stream_body": False})  # type: ignore[arg-type]
+    middleware, _ = guarded_view({**SAMPLE_OPTIONS, "stream_body": False})
+    assert middleware.config == expected
+    middleware, _ = guarded_view({"config": expected})
+    assert middleware.config is expected
+
+
+@pytest.mark.parametrize(
+    ("setting", "error", "message"),
+    [
+        (["block"], TypeError, "UTF8GUARD must be a dict of options, not list"),
+        ({"config": GuardConfig(), "mode": "report"}, TypeError, "not both: mode"),
+        ({"mode": "strict"}, ValueError, "mode must be one of"),
+        ({"stream_body": True}, ValueError, "stream_body is not supported"),
+    ],
+)
+def test_bad_settings_raise(
+    setting: object, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        guarded_view(setting)  # type: ignore[arg-type]  # wrong on purpose
+
+
+def test_sync_and_async_capable() -> None:
+    sync, _ = guarded_view({})
+    assert not iscoroutinefunction(sync)
+
+    async def get_response(request: HttpRequest) -> HttpResponse:
+        return HttpResponse(b"ok")
+
+    assert Utf8GuardMiddleware.sync_capable
+    assert Utf8GuardMiddleware.async_capable
+    assert iscoroutinefunction(Utf8GuardMiddleware(get_response))
+
+
+def test_normalize_repairs_django_path_under_a_script_name() -> None:
+    middleware, seen = guarded_view({"mode": "normalize"})
+    # Unicode ch. 23: U+FFFE is a noncharacter, which STRICT refuses and repairs.
+    request = RequestFactory().get("/a%EF%BF%BE", SCRIPT_NAME="/app")
+    response = middleware(request)
+    assert response.status_code == 200
+    (passed,) = seen
+    assert (passed.path, passed.path_info) == ("/app/a\ufffd", "/a\ufffd")
+    assert passed.META["PATH_INFO"] == "/a\ufffd"
+
+
+def test_normalize_repairs_the_path_under_asgi() -> None:
+    seen: list[HttpRequest] = []
+
+    async def view(request: HttpRequest) -> HttpResponse:
+        seen.append(request)
+        return HttpResponse(b"ok")
+
+    with override_settings(UTF8GUARD={"mode": "normalize"}):
+        middleware = Utf8GuardMiddleware(view)
+    # Django's AsyncRequestFactory decodes the path as Latin-1; servers use UTF-8.
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/a\ufffe",
+        "raw_path": b"/a%EF%BF%BE",
+        "query_string": b"q=%EF%BF%BE",
+        "headers": [],
+    }
+    request = ASGIRequest(scope, io.BytesIO())
+    response = asyncio.run(middleware(request))  # type: ignore[arg-type]
+    assert response.status_code == 200
+    (passed,) = seen
+    assert passed.path == "/a\ufffd"
+    assert passed.GET["q"] == "\ufffd"
+
+
+def test_refusal_is_shaped_by_on_refuse() -> None:
+    def cors(refusal: Refusal) -> Refusal:
+        extra = ((b"access-control-allow-origin", b"*"),)
+        return dataclasses.replace(refusal, headers=refusal.headers + extra)
+
+    middleware, seen = guarded_view({"on_refuse": cors})
+    # RAW_URI as Gunicorn sets it (Django's own RequestFactory sets none)
+    target = "/etc%C0%AFpasswd"
+    response = middleware(RequestFactory().get(target, RAW_URI=target))
+    assert seen == []
+    assert response.status_code == 400
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert response["Content-Type"] == "application/problem+json"
+    assert json.loads(response.content)["violations"][0]["kind"] == "overlong"
+
+
+def test_excluded_route_gets_its_body_unchecked() -> None:
+    middleware, _ = guarded_view({"exclude_paths": ["/hooks"]})
+    body = b'{"sig": "\xff"}'
+    request = RequestFactory().post("/hooks/x", body, content_type="application/json")
+    response = middleware(request)
+    assert (response.status_code, response.content) == (200, body)

@@ -166,13 +166,14 @@ def _environ(request: HttpRequest) -> WSGIEnvironment:
     if isinstance(scope, dict):
         # ASGIRequest.META has the query decoded as UTF-8 and no raw target; the scope
         # has what the server received (ASGI spec: raw_path and query_string, bytes).
-        raw_path = scope.get("raw_path")
         query = scope.get("query_string")
-        query = query if isinstance(query, bytes) else b""
-        environ["QUERY_STRING"] = query.decode("latin-1")
+        if isinstance(query, bytes):
+            environ["QUERY_STRING"] = query.decode("latin-1")
+        else:
+            environ["QUERY_STRING"] = _wsgi_str(request.META.get("QUERY_STRING", ""))
+        raw_path = scope.get("raw_path")
         if isinstance(raw_path, bytes):
-            target = raw_path + (b"?" + query if query else b"")
-            environ["RAW_URI"] = target.decode("latin-1")
+            environ["RAW_URI"] = raw_path.decode("latin-1")
     return environ
 
 
@@ -188,16 +189,14 @@ def _apply(
     if checked["wsgi.input"] is not environ["wsgi.input"]:
         request._stream = checked["wsgi.input"]
         request._read_started = False
-        if "CONTENT_LENGTH" in checked:
-            request.META["CONTENT_LENGTH"] = checked["CONTENT_LENGTH"]
     changed = {
         key: value
         for key, value in checked.items()
         if isinstance(value, str) and environ.get(key) != value
     }
     for key, value in changed.items():
-        # The raw target keys a WSGI server set are kept in step; under ASGI there
-        # are none in META (the guard's RAW_URI came from the scope).
+        # Headers, query, CONTENT_LENGTH of a checked body, the raw target keys a WSGI
+        # server set; under ASGI META has no RAW_URI (the guard's came from the scope).
         if key not in _PATH_KEYS and key in request.META:
             request.META[key] = value
     if "SCRIPT_NAME" in changed or "PATH_INFO" in changed:
