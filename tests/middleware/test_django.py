@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import io
 import json
+from typing import cast
 from urllib.parse import unquote
 
 import django  # type: ignore[import-untyped]
@@ -154,6 +155,11 @@ def guarded_view(
         return Utf8GuardMiddleware(view), seen
 
 
+def respond(middleware: Utf8GuardMiddleware, request: HttpRequest) -> HttpResponse:
+    """The sync middleware's answer (its type admits the async one too)."""
+    return cast(HttpResponse, middleware(request))
+
+
 def test_django_takes_the_adapters_options() -> None:
     expected = GuardConfig(**{**SAMPLE_OPTIONS, "stream_body": False})  # type: ignore[arg-type]
     middleware, _ = guarded_view({**SAMPLE_OPTIONS, "stream_body": False})
@@ -194,7 +200,7 @@ def test_normalize_repairs_django_path_under_a_script_name() -> None:
     middleware, seen = guarded_view({"mode": "normalize"})
     # Unicode ch. 23: U+FFFE is a noncharacter, which STRICT refuses and repairs.
     request = RequestFactory().get("/a%EF%BF%BE", SCRIPT_NAME="/app")
-    response = middleware(request)
+    response = respond(middleware, request)
     assert response.status_code == 200
     (passed,) = seen
     assert (passed.path, passed.path_info) == ("/app/a\ufffd", "/a\ufffd")
@@ -235,7 +241,7 @@ def test_refusal_is_shaped_by_on_refuse() -> None:
     middleware, seen = guarded_view({"on_refuse": cors})
     # RAW_URI as Gunicorn sets it (Django's own RequestFactory sets none)
     target = "/etc%C0%AFpasswd"
-    response = middleware(RequestFactory().get(target, RAW_URI=target))
+    response = respond(middleware, RequestFactory().get(target, RAW_URI=target))
     assert seen == []
     assert response.status_code == 400
     assert response["Access-Control-Allow-Origin"] == "*"
@@ -247,5 +253,5 @@ def test_excluded_route_gets_its_body_unchecked() -> None:
     middleware, _ = guarded_view({"exclude_paths": ["/hooks"]})
     body = b'{"sig": "\xff"}'
     request = RequestFactory().post("/hooks/x", body, content_type="application/json")
-    response = middleware(request)
+    response = respond(middleware, request)
     assert (response.status_code, response.content) == (200, body)
