@@ -233,6 +233,25 @@ def test_normalize_repairs_the_path_under_asgi() -> None:
     assert passed.GET["q"] == "\ufffd"
 
 
+def test_asgi_scope_without_raw_parts_falls_back_to_meta() -> None:
+    # Django's own AsyncRequestFactory gives a str query and no raw_path.
+    seen: list[HttpRequest] = []
+
+    async def view(request: HttpRequest) -> HttpResponse:
+        seen.append(request)
+        return HttpResponse(b"ok")
+
+    with override_settings(UTF8GUARD={}):
+        middleware = Utf8GuardMiddleware(view)
+    for query, status in (("q=%C3%A4", 200), ("q=%FF", 400)):
+        scope = {"type": "http", "method": "GET", "path": "/", "query_string": query}
+        request = ASGIRequest(scope, io.BytesIO())
+        response = asyncio.run(middleware(request))  # type: ignore[arg-type]
+        assert response.status_code == status
+    (passed,) = seen
+    assert passed.GET["q"] == "\u00e4"
+
+
 def test_refusal_is_shaped_by_on_refuse() -> None:
     def cors(refusal: Refusal) -> Refusal:
         extra = ((b"access-control-allow-origin", b"*"),)

@@ -156,10 +156,11 @@ def test_blocked_head_lists_at_most_max_findings(
 ) -> None:
     environ = make_environ("/", QUERY_STRING="&".join(["q=%FF"] * 20))
     with caplog.at_level(logging.WARNING, logger="utf8guard"):
-        call(wsgi(), environ)
+        call(wsgi(request_id_header="x-request-id"), environ)  # none sent
     (record,) = records(caplog)
     assert len(record.__dict__["utf8guard_findings"]) == 16
     assert record.__dict__["utf8guard_client"] is None
+    assert record.__dict__["utf8guard_request_id"] is None
     assert "from -:" in record.getMessage()
 
 

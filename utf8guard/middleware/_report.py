@@ -95,10 +95,12 @@ class RequestReport:
         return len(self._findings)
 
     def add(self, findings: Sequence[Finding], action: Action) -> None:
-        """Keep ``findings`` (already capped) and the strongest action so far."""
+        """Keep ``findings`` (already capped); ``action`` is the latest decision.
+
+        A block ends the request (the report is sent), so no decision follows it.
+        """
         self._findings.extend(findings)
-        if self._action != "blocked":
-            self._action = action
+        self._action = action
 
     def refused(self, status: int) -> None:
         """The request is refused with ``status`` (a 413 has no findings)."""
