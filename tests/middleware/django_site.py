@@ -37,8 +37,11 @@ def echo(request: HttpRequest) -> HttpResponse:
         "length": request.META.get("CONTENT_LENGTH", "").encode("latin-1"),
         "body": request.body,
     }
-    reply = json.dumps({k: v.decode("latin-1") for k, v in seen.items()})
-    return HttpResponse(reply.encode(), content_type="application/json")
+    reply = json.dumps({k: v.decode("latin-1") for k, v in seen.items()}).encode()
+    # a length, so that servers need no chunked coding (the raw-socket client reads
+    # plain bodies only)
+    headers = {"Content-Length": str(len(reply))}
+    return HttpResponse(reply, content_type="application/json", headers=headers)
 
 
 urlpatterns: Final = [re_path(r"", echo)]
