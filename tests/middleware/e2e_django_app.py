@@ -19,7 +19,7 @@ def create_wsgi() -> object:
     from django.core.wsgi import get_wsgi_application  # type: ignore[import-untyped]
 
     _exit_later()
-    return get_wsgi_application()  # type: ignore[no-any-return]
+    return get_wsgi_application()
 
 
 def create_asgi() -> object:
@@ -27,4 +27,4 @@ def create_asgi() -> object:
     from django.core.asgi import get_asgi_application  # type: ignore[import-untyped]
 
     _exit_later()
-    return get_asgi_application()  # type: ignore[no-any-return]
+    return get_asgi_application()
