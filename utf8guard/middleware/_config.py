@@ -49,7 +49,7 @@ class GuardConfig:
 
     ``on_refuse`` shapes the refusal response (see :class:`Refusal`);
     ``exclude_paths`` lists routes the guard leaves to the application (see
-    :func:`~utf8guard.middleware._exclude.is_excluded` for the exact rule);
+    the README, "Excluding routes", for the exact rule);
     ``request_id_header`` names a header whose value goes, escaped, into the log
     record and :class:`ViolationEvent` of each reported request.
 
