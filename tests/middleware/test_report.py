@@ -12,8 +12,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from utf8guard.middleware import RequestSummary, Utf8GuardWSGIMiddleware, ViolationEvent
-from utf8guard.middleware._report import MAX_SHOWN_BYTES, escape
+from utf8guard.middleware import (
+    GuardConfig,
+    RequestSummary,
+    Utf8GuardWSGIMiddleware,
+    ViolationEvent,
+)
+from utf8guard.middleware._report import MAX_SHOWN_BYTES, escape, summarize
+from utf8guard.middleware._request import RequestHead
 from utf8guard.middleware._spool import REPLAY_BYTES
 
 from .test_asgi import client
@@ -223,3 +229,23 @@ def test_asgi_websocket_report_is_one_record(caplog: pytest.LogCaptureFixture) -
     assert record.__dict__["utf8guard_scope_type"] == "websocket"
     kinds = [f["kind"] for f in record.__dict__["utf8guard_findings"]]
     assert kinds == ["overlong", "unexpected_continuation", "invalid_byte"]
+
+
+@pytest.mark.parametrize(
+    ("client", "shown"),
+    [
+        (("192.0.2.1", 80), "192.0.2.1:80"),
+        (["::1", 8000], "::1:8000"),
+        (("unix-socket", None), "unix-socket"),
+        (None, None),
+        (("a", 1, 2), None),  # not the ASGI [host, port]: unknown, never an error
+        ("192.0.2.1", None),
+    ],
+)
+def test_client_as_the_server_gives_it(client: object, shown: str | None) -> None:
+    head = RequestHead(path="/", raw_path=None, query_string=b"", headers=())
+    summary = summarize(
+        head, method=b"GET", client=client, scope_type="http", config=GuardConfig()
+    )
+    assert summary.client == shown
+    assert summary.path == "/"

@@ -12,7 +12,7 @@ from typing import Final
 
 from ._body import BodyInspector, body_inspector
 from ._config import GuardConfig
-from ._finding import Action, Finding, RequestSummary
+from ._finding import Action, Finding, RequestSummary, ScopeType
 from ._problem import Problem, invalid_request, too_large
 from ._report import RequestReport
 from ._request import RequestHead, inspect_head, normalize_head
@@ -73,7 +73,7 @@ def _act(
 def check_head(
     head: RequestHead,
     config: GuardConfig,
-    scope_type: str,
+    scope_type: ScopeType,
     request: RequestSummary | None = None,
 ) -> HeadVerdict:
     """Inspect path, query and headers; decide per the configured mode.
@@ -110,7 +110,7 @@ class BodyCheck:
         self,
         headers: Sequence[tuple[bytes, bytes]],
         config: GuardConfig,
-        scope_type: str,
+        scope_type: ScopeType,
         report: RequestReport | None = None,
     ) -> None:
         self._config = config

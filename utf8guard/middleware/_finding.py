@@ -15,12 +15,15 @@ __all__ = [
     "Location",
     "RequestKind",
     "RequestSummary",
+    "ScopeType",
     "ViolationEvent",
     "safe_name",
 ]
 
 #: What the guard did about a request's findings (report mode lets it through as is).
 Action = Literal["blocked", "normalized", "reported"]
+#: Where a request came from: an ASGI scope type, or a WSGI environ.
+ScopeType = Literal["http", "websocket", "wsgi"]
 
 
 class Location(str, enum.Enum):
@@ -121,7 +124,7 @@ class RequestSummary:
     path: str = ""
     client: str | None = None
     request_id: str | None = None
-    scope_type: str = "http"
+    scope_type: ScopeType = "http"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +141,6 @@ class ViolationEvent:
 
     finding: Finding
     action: Action
-    scope_type: str
+    scope_type: ScopeType
     request: RequestSummary = field(default_factory=RequestSummary)
     findings: tuple[Finding, ...] = ()

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from ._config import GuardConfig
-from ._finding import Action, Finding, RequestSummary, ViolationEvent
+from ._finding import Action, Finding, RequestSummary, ScopeType, ViolationEvent
 from ._request import RequestHead
 
 __all__ = ["RequestReport", "escape", "logger", "summarize"]
@@ -39,13 +39,14 @@ def summarize(
     head: RequestHead,
     *,
     method: bytes,
-    client: tuple[object, object | None] | None,
-    scope_type: str,
+    client: object,
+    scope_type: ScopeType,
     config: GuardConfig,
 ) -> RequestSummary:
     """The request's :class:`RequestSummary`, from its head and what the server says.
 
-    ``client`` is the peer's ``(host, port)`` (port None if unknown), or None.
+    ``client`` is the peer's ``(host, port)`` (port None if unknown); anything else
+    (None, a server's odd value) counts as unknown.
     """
     request_id = None
     if config.request_id_header is not None:
@@ -61,7 +62,7 @@ def summarize(
     else:
         path = head.path.encode("utf-8", "surrogatepass")
     peer = None
-    if client is not None:
+    if isinstance(client, tuple | list) and len(client) == 2:
         host, port = client
         peer = escape(f"{host}" if port is None else f"{host}:{port}")
     return RequestSummary(

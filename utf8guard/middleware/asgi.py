@@ -13,6 +13,7 @@ from .._stream import repair_stream
 from ._config import GuardConfig, GuardOptions, configure
 from ._engine import BodyCheck, HeadVerdict, check_head
 from ._exclude import is_excluded
+from ._finding import ScopeType
 from ._problem import Problem
 from ._report import summarize
 from ._request import RequestHead
@@ -80,15 +81,16 @@ class Utf8GuardMiddleware:
         if is_excluded(head, self.config):
             await self.app(scope, receive, send)
             return
-        method, client = scope.get("method", "GET"), scope.get("client")
+        scope_type: ScopeType = "http" if kind == "http" else "websocket"
+        method = scope.get("method", "GET")
         summary = summarize(
             head,
             method=method.encode() if isinstance(method, str) else b"",
-            client=tuple(client) if isinstance(client, list | tuple) else None,
-            scope_type=str(kind),
+            client=scope.get("client"),
+            scope_type=scope_type,
             config=self.config,
         )
-        verdict = check_head(head, self.config, str(kind), summary)
+        verdict = check_head(head, self.config, scope_type, summary)
         if verdict.head is not head:
             scope = _with_head(scope, verdict.head)
         if verdict.problem is not None:
