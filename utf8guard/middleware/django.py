@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Final, cast
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 
 # Django ships no type information, and django-stubs is no dependency of ours.
-from django.conf import settings  # type: ignore[import-untyped]
 from django.http import (  # type: ignore[import-untyped]
     HttpRequest,
     HttpResponse,
@@ -68,6 +67,10 @@ class Utf8GuardMiddleware:
     async_capable = True
 
     def __init__(self, get_response: GetResponse | AsyncGetResponse) -> None:
+        # Imported here: a module-level LazySettings breaks doctest collection (it
+        # asks the object for __wrapped__) wherever no settings are configured.
+        from django.conf import settings  # type: ignore[import-untyped]
+
         options = getattr(settings, SETTING, {})
         if not isinstance(options, Mapping):
             name = type(options).__name__
