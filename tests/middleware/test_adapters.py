@@ -17,11 +17,14 @@ from urllib.parse import unquote
 import pytest
 from werkzeug.test import Client
 
+from utf8guard import IDENTIFIER, STRICT
 from utf8guard.middleware import (
+    GuardConfig,
     Utf8GuardMiddleware,
     Utf8GuardWSGIMiddleware,
     ViolationEvent,
 )
+from utf8guard.middleware._config import GuardOptions
 from utf8guard.middleware.asgi import Message, Receive, Scope, Send
 
 from .attack_table import MAX_BODY_BYTES, ROWS, Row
@@ -180,9 +183,38 @@ def test_adapters_agree(row: Row, config: dict[str, object]) -> None:
         assert wsgi[0] == row[5]
 
 
+def _noop(_: object) -> None:
+    """A callable option value."""
+
+
+#: A non-default value for every option; a new option must be added here.
+SAMPLE_OPTIONS: dict[str, object] = {
+    "mode": "normalize",
+    "policy": IDENTIFIER,
+    "path_policy": STRICT,
+    "max_body_size": 1000,
+    "memory_body_size": 100,
+    "stream_body": True,
+    "skip_headers": ["cookie"],
+    "allow_encoded_separators": True,
+    "allow_lookalike_separators": True,
+    "on_violation": _noop,
+    "on_refuse": _noop,
+    "exclude_paths": ["/hooks"],
+    "request_id_header": "x-request-id",
+}
+
+
 def test_adapters_take_the_same_options() -> None:
     asgi = inspect.signature(Utf8GuardMiddleware).parameters
     wsgi = inspect.signature(Utf8GuardWSGIMiddleware).parameters
     assert [(p.name, p.kind, p.default) for p in asgi.values() if p.name != "app"] == [
         (p.name, p.kind, p.default) for p in wsgi.values() if p.name != "app"
     ]
+    assert set(SAMPLE_OPTIONS) == set(GuardOptions.__annotations__)
+    expected = GuardConfig(**SAMPLE_OPTIONS)  # type: ignore[arg-type]  # checked
+    for adapter in (Utf8GuardMiddleware, Utf8GuardWSGIMiddleware):
+        assert adapter(asgi_echo, **SAMPLE_OPTIONS).config == expected  # type: ignore[arg-type]
+        assert adapter(asgi_echo, config=expected).config is expected  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="not both: mode"):
+            adapter(asgi_echo, config=expected, mode="block")  # type: ignore[arg-type]

@@ -1,14 +1,16 @@
-"""GuardConfig checks every option once; findings are logged without request bytes."""
+"""GuardConfig checks every option once; ``configure`` is the adapters' constructor."""
 
 from __future__ import annotations
 
-import logging
+import re
+from dataclasses import fields
 
 import pytest
 
-from utf8guard import IDENTIFIER, Kind, Policy
-from utf8guard.middleware import GuardConfig, ViolationEvent
-from utf8guard.middleware._finding import Finding, Location, safe_name
+from utf8guard import IDENTIFIER, STRICT, Policy
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._config import MODES, GuardOptions, configure
+from utf8guard.middleware._finding import safe_name
 
 
 def test_defaults_are_safe() -> None:
@@ -51,22 +53,52 @@ def test_path_policy_keeps_its_other_flags() -> None:
     )
 
 
-def test_report_logs_and_calls_back(caplog: pytest.LogCaptureFixture) -> None:
-    events: list[ViolationEvent] = []
-    config = GuardConfig(on_violation=events.append)
-    findings = [
-        Finding(Location.QUERY, "q", Kind.OVERLONG, 3),
-        Finding(Location.PATH, None, Kind.NUL, 1),
-    ]
-    with caplog.at_level(logging.WARNING, logger="utf8guard"):
-        config.report(findings, "blocked", "http")
-    assert [event.finding for event in events] == findings
-    assert events[0].action == "blocked"
-    assert events[0].scope_type == "http"
-    assert caplog.messages == [
-        "utf8guard blocked http: overlong at offset 3 in query (q)",
-        "utf8guard blocked http: nul at offset 1 in path",
-    ]
+def test_options_type_lists_every_option() -> None:
+    # GuardOptions types the adapters' **options; it must name GuardConfig's fields.
+    assert set(GuardOptions.__annotations__) == {
+        f.name for f in fields(GuardConfig) if f.init
+    }
+    assert MODES == ("block", "normalize", "report")
+
+
+def test_new_options_are_checked() -> None:
+    config = GuardConfig(
+        request_id_header="X-Request-ID",
+        exclude_paths=["/hooks", re.compile(r"/ws/[0-9]+")],
+    )
+    assert config.request_id_header == "x-request-id"
+    assert config.exclude_paths == ("/hooks", re.compile(r"/ws/[0-9]+"))
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"on_refuse": "x"}, TypeError, "on_refuse must be callable or None"),
+        ({"exclude_paths": "/hooks"}, TypeError, "exclude_paths must be a collection"),
+        ({"exclude_paths": [b"/hooks"]}, TypeError, "exclude_paths must be a coll"),
+        ({"exclude_paths": ["hooks"]}, ValueError, "must start with /, not 'hooks'"),
+        ({"exclude_paths": [re.compile(b"/h")]}, TypeError, "must be str patterns"),
+        ({"request_id_header": 5}, TypeError, "request_id_header must be a str"),
+        ({"request_id_header": "x id"}, ValueError, "must be a header name"),
+    ],
+)
+def test_new_option_mistakes_raise(
+    options: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        GuardConfig(**options)  # type: ignore[arg-type]  # wrong types on purpose
+
+
+def test_configure_takes_a_config_or_options_never_both() -> None:
+    config = GuardConfig(mode="report")
+    assert configure(config, {}) is config
+    assert configure(None, {"mode": "report"}) == config
+    with pytest.raises(TypeError, match="not both: mode, policy"):
+        configure(config, {"mode": "block", "policy": STRICT})
+    with pytest.raises(TypeError, match="config must be a GuardConfig, not dict"):
+        configure({"mode": "report"}, {})  # type: ignore[arg-type]  # on purpose
+    with pytest.raises(TypeError, match="unknown option 'modes'"):
+        configure(None, {"modes": "block"})
 
 
 @pytest.mark.parametrize(

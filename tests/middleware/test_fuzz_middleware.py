@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from fuzz import fuzz_middleware
-from utf8guard.middleware import asgi
+from utf8guard.middleware import GuardConfig, RequestSummary, asgi
 from utf8guard.middleware._engine import BodyCheck, HeadVerdict
+from utf8guard.middleware._report import RequestReport
 from utf8guard.middleware._request import RequestHead
 
 SEEDS = sorted((Path(__file__).parents[2] / "fuzz" / "corpus" / "middleware").iterdir())
@@ -28,7 +29,9 @@ def test_harness_catches_a_guard_that_lets_everything_through(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def let_through(head: RequestHead, *_: object) -> HeadVerdict:
-        return HeadVerdict(head, None, ())
+        return HeadVerdict(
+            head, None, (), RequestReport(GuardConfig(), RequestSummary())
+        )
 
     monkeypatch.setattr(asgi, "check_head", let_through)
     monkeypatch.setattr(BodyCheck, "inspected", property(lambda self: False))

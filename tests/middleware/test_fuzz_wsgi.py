@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from fuzz import fuzz_wsgi
-from utf8guard.middleware import asgi, wsgi
+from utf8guard.middleware import GuardConfig, RequestSummary, asgi, wsgi
 from utf8guard.middleware._engine import BodyCheck, HeadVerdict
+from utf8guard.middleware._report import RequestReport
 from utf8guard.middleware._request import RequestHead
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ SEEDS = sorted(CORPUS.iterdir())
 
 
 def let_through(head: RequestHead, *_: object) -> HeadVerdict:
-    return HeadVerdict(head, None, ())
+    return HeadVerdict(head, None, (), RequestReport(GuardConfig(), RequestSummary()))
 
 
 @pytest.mark.parametrize("seed", SEEDS, ids=[seed.name for seed in SEEDS])

@@ -1,13 +1,15 @@
 """Request guards for web applications: refuse invalid UTF-8 before routing.
 
 ``Utf8GuardMiddleware`` wraps any ASGI application (Starlette, FastAPI ...),
-``Utf8GuardWSGIMiddleware`` any WSGI application (Flask, Django ...). The
+``Utf8GuardWSGIMiddleware`` any WSGI application (Flask, Django ...), and
+``utf8guard.middleware.django.Utf8GuardMiddleware`` sits in Django's ``MIDDLEWARE``. The
 decisions live in a framework-free, sans-I/O engine shared by every adapter; no web
 framework is imported here.
 """
 
 from ._config import GuardConfig
-from ._finding import Finding, Location, RequestKind, ViolationEvent
+from ._finding import Finding, Location, RequestKind, RequestSummary, ViolationEvent
+from ._respond import Refusal
 from .asgi import Utf8GuardMiddleware
 from .wsgi import Utf8GuardWSGIMiddleware
 
@@ -15,7 +17,9 @@ __all__ = [
     "Finding",
     "GuardConfig",
     "Location",
+    "Refusal",
     "RequestKind",
+    "RequestSummary",
     "Utf8GuardMiddleware",
     "Utf8GuardWSGIMiddleware",
     "ViolationEvent",

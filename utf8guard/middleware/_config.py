@@ -1,34 +1,40 @@
-"""GuardConfig: every middleware option, checked once; how findings are reported."""
+"""GuardConfig: every option, checked once; ``configure``, the adapters' constructor."""
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field, replace
-from typing import Final
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Final, Literal, TypedDict, get_args
 
 from .._policy import STRICT, Policy
 from .._scan import is_valid
-from ._finding import Finding, ViolationEvent
+from ._finding import ViolationEvent
+
+if TYPE_CHECKING:
+    from ._respond import Refusal
 
 __all__ = [
     "MAX_BODY_BYTES",
     "MEMORY_BODY_BYTES",
     "MODES",
     "GuardConfig",
+    "GuardOptions",
+    "Mode",
+    "configure",
 ]
 
 #: The modes: refuse with 400, repair what is safe to repair, or only report.
-MODES: Final = ("block", "normalize", "report")
+Mode = Literal["block", "normalize", "report"]
+MODES: Final = get_args(Mode)
 #: Default limit for a body the guard inspects (text, JSON, forms); binary media types
 #: are not inspected and not limited. A few MiB covers forms and JSON APIs.
 MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 #: Bodies held for validation stay in memory up to this size, then spool to a
 #: temporary file (as ``tempfile.SpooledTemporaryFile`` does).
 MEMORY_BODY_BYTES: Final = 1024 * 1024
-#: The logger every finding goes to; messages hold kinds and offsets, never bytes.
-logger: Final = logging.getLogger("utf8guard")
+#: RFC 9110 §5.1: field-name = token (tchar, §5.6.2), for ``request_id_header``.
+_TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,12 +47,19 @@ class GuardConfig:
     ``/``, ``\\`` and ``.`` are refused in paths; a body of an inspected type is read
     and validated completely before the application sees any of it.
 
+    ``on_refuse`` shapes the refusal response (see :class:`Refusal`);
+    ``exclude_paths`` lists routes the guard leaves to the application (see
+    the README, "Excluding routes", for the exact rule);
+    ``request_id_header`` names a header whose value goes, escaped, into the log
+    record and :class:`ViolationEvent` of each reported request.
+
     Raises:
-        ValueError: an unknown mode, or a size that is not positive.
+        ValueError: an unknown mode, a size that is not positive, an exclusion that
+            is not an absolute path, or a request id header that is not a token.
         TypeError: an option of the wrong type.
     """
 
-    mode: str = "block"
+    mode: Mode = "block"
     policy: Policy = STRICT
     path_policy: Policy | None = None
     max_body_size: int = MAX_BODY_BYTES
@@ -56,6 +69,9 @@ class GuardConfig:
     allow_encoded_separators: bool = False
     allow_lookalike_separators: bool = False
     on_violation: Callable[[ViolationEvent], None] | None = None
+    on_refuse: Callable[[Refusal], Refusal] | None = None
+    exclude_paths: Collection[str | re.Pattern[str]] = ()
+    request_id_header: str | None = None
     #: ``path_policy`` (or ``policy``) with NUL, controls and bidi controls refused.
     effective_path_policy: Policy = field(init=False, repr=False)
     #: The ASCII bytes each policy refuses, as a pattern (None: it refuses none), so
@@ -83,8 +99,15 @@ class GuardConfig:
         ):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool")
-        if self.on_violation is not None and not callable(self.on_violation):
-            raise TypeError("on_violation must be callable or None")
+        for name in ("on_violation", "on_refuse"):
+            value = getattr(self, name)
+            if value is not None and not callable(value):
+                raise TypeError(f"{name} must be callable or None")
+        object.__setattr__(self, "exclude_paths", _exclusions(self.exclude_paths))
+        if self.request_id_header is not None:
+            object.__setattr__(
+                self, "request_id_header", _header_name(self.request_id_header)
+            )
         object.__setattr__(self, "skip_headers", _header_names(self.skip_headers))
         base = self.path_policy if self.path_policy is not None else self.policy
         path = replace(
@@ -100,21 +123,6 @@ class GuardConfig:
             return False
         refused = self.path_ascii_refused if path else self.ascii_refused
         return refused is None or refused.search(value) is None
-
-    def report(self, findings: Iterable[Finding], action: str, scope_type: str) -> None:
-        """Log each finding and pass it to ``on_violation``; never log request bytes."""
-        for finding in findings:
-            logger.warning(
-                "utf8guard %s %s: %s at offset %d in %s%s",
-                action,
-                scope_type,
-                finding.kind.value,
-                finding.offset,
-                finding.location.value,
-                "" if finding.name is None else f" ({finding.name})",
-            )
-            if self.on_violation is not None:
-                self.on_violation(ViolationEvent(finding, action, scope_type))
 
 
 def _ascii_refused(policy: Policy) -> re.Pattern[bytes] | None:
@@ -141,3 +149,72 @@ def _header_names(names: object) -> frozenset[str]:
     if not all(isinstance(name, str) for name in listed):
         raise TypeError("skip_headers must hold str header names")
     return frozenset(name.lower() for name in listed)
+
+
+def _header_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"request_id_header must be a str, not {type(name).__name__}")
+    if not _TOKEN.fullmatch(name):
+        raise ValueError(f"request_id_header must be a header name, not {name!r}")
+    return name.lower()
+
+
+def _exclusions(paths: object) -> tuple[str | re.Pattern[str], ...]:
+    """Prefixes and patterns, checked: a prefix is an absolute path (``/...``)."""
+    if isinstance(paths, str | bytes) or not isinstance(paths, Iterable):
+        raise TypeError("exclude_paths must be a collection of str or re.Pattern")
+    listed = tuple(paths)
+    for entry in listed:
+        if isinstance(entry, re.Pattern):
+            if not isinstance(entry.pattern, str):
+                raise TypeError("exclude_paths patterns must be str patterns")
+        elif not isinstance(entry, str):
+            raise TypeError("exclude_paths must be a collection of str or re.Pattern")
+        elif not entry.startswith("/"):
+            raise ValueError(f"exclude_paths prefixes must start with /, not {entry!r}")
+    return listed
+
+
+class GuardOptions(TypedDict, total=False):
+    """The keyword options every adapter takes: :class:`GuardConfig`'s fields.
+
+    Typing only (PEP 692 ``Unpack``); a test ties its keys to ``GuardConfig``.
+    """
+
+    mode: Mode
+    policy: Policy
+    path_policy: Policy | None
+    max_body_size: int
+    memory_body_size: int
+    stream_body: bool
+    skip_headers: Collection[str]
+    allow_encoded_separators: bool
+    allow_lookalike_separators: bool
+    on_violation: Callable[[ViolationEvent], None] | None
+    on_refuse: Callable[[Refusal], Refusal] | None
+    exclude_paths: Collection[str | re.Pattern[str]]
+    request_id_header: str | None
+
+
+def configure(config: GuardConfig | None, options: Mapping[str, object]) -> GuardConfig:
+    """The one constructor behind every adapter: ``config``, or one built from options.
+
+    Raises:
+        TypeError: both ``config`` and keyword options, a ``config`` that is not a
+            GuardConfig, or an unknown option.
+        ValueError: a bad option value (see :class:`GuardConfig`).
+    """
+    if config is None:
+        unknown = sorted(set(options) - _OPTION_NAMES)
+        if unknown:
+            raise TypeError(f"unknown option {unknown[0]!r}")
+        return GuardConfig(**options)  # type: ignore[arg-type]  # checked in __post_init__
+    if not isinstance(config, GuardConfig):
+        raise TypeError(f"config must be a GuardConfig, not {type(config).__name__}")
+    if options:
+        given = ", ".join(sorted(options))
+        raise TypeError(f"pass either config or keyword options, not both: {given}")
+    return config
+
+
+_OPTION_NAMES: Final = frozenset(f.name for f in fields(GuardConfig) if f.init)

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from ._body import BodyInspector, body_inspector
-from ._config import GuardConfig, logger
-from ._finding import Finding
+from ._config import GuardConfig
+from ._finding import Action, Finding, RequestSummary, ScopeType
 from ._problem import Problem, invalid_request, too_large
+from ._report import RequestReport
 from ._request import RequestHead, inspect_head, normalize_head
+from ._respond import refuse
 
 __all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
 
@@ -29,51 +31,69 @@ class HeadVerdict:
 
     ``head`` is the head to pass on: the original, or its normalised form.
     ``findings`` holds the first :data:`MAX_FINDINGS`; ``count`` is how many there
-    were in all.
+    were in all. ``report`` holds the request's findings until the body is decided
+    too: pass it to :class:`BodyCheck`, or ``emit()`` it when no body follows
+    (websocket).
     """
 
     head: RequestHead
     problem: Problem | None
     findings: tuple[Finding, ...]
+    report: RequestReport
     count: int = 0
 
 
 def _act(
     findings: Sequence[Finding],
     config: GuardConfig,
-    scope_type: str,
+    report: RequestReport,
     *,
     can_fix: bool = True,
-    shown: int = MAX_FINDINGS,
     total: int | None = None,
-) -> tuple[str, Problem | None]:
-    """Decide on ``findings`` and report the first ``shown`` of them.
+) -> tuple[Action, Problem | None]:
+    """Decide on ``findings`` and add them to ``report`` (at most ``MAX_FINDINGS``).
 
     ``can_fix`` False forces a block in normalize mode (a finding left out of
     ``findings`` was not fixable); ``total`` is the count the problem states, when
     ``findings`` is only the first of them. Returns the action and, when blocking,
-    the 400 problem.
+    the 400 response (the report is sent).
     """
     fixable = can_fix and all(finding.fixable for finding in findings)
+    action: Action
     if config.mode == "report":
         action = "reported"
     elif config.mode == "normalize" and fixable:
         action = "normalized"
     else:
         action = "blocked"
-    config.report(findings[:shown], action, scope_type)
+    shown = max(MAX_FINDINGS - report.shown, 0)
+    report.add(findings[:shown], action)
     if action != "blocked":
         return action, None
-    return action, invalid_request(findings[: max(shown, 1)], total=total)
+    listed = findings[: max(shown, 1)]
+    problem = refuse(
+        invalid_request(listed, total=total), listed, report.request, config
+    )
+    report.refused(problem[0])
+    report.emit()
+    return action, problem
 
 
-def check_head(head: RequestHead, config: GuardConfig, scope_type: str) -> HeadVerdict:
+def check_head(
+    head: RequestHead,
+    config: GuardConfig,
+    scope_type: ScopeType,
+    request: RequestSummary | None = None,
+) -> HeadVerdict:
     """Inspect path, query and headers; decide per the configured mode.
 
     Keeps the first :data:`MAX_FINDINGS` findings and counts the rest, so a head
     full of escapes costs O(n) time and O(1) findings; whether all of them are
-    fixable is still weighed over every one.
+    fixable is still weighed over every one. ``request`` (see
+    ``_report.summarize``) goes into the log record and event.
     """
+    summary = RequestSummary(scope_type=scope_type) if request is None else request
+    report = RequestReport(config, summary)
     findings: list[Finding] = []
     count = 0
     fixable = True
@@ -83,11 +103,11 @@ def check_head(head: RequestHead, config: GuardConfig, scope_type: str) -> HeadV
         if count <= MAX_FINDINGS:
             findings.append(finding)
     if not count:
-        return HeadVerdict(head, None, (), 0)
-    action, problem = _act(findings, config, scope_type, can_fix=fixable, total=count)
+        return HeadVerdict(head, None, (), report, 0)
+    action, problem = _act(findings, config, report, can_fix=fixable, total=count)
     if action == "normalized":
         head = normalize_head(head, config)
-    return HeadVerdict(head, problem, tuple(findings), count)
+    return HeadVerdict(head, problem, tuple(findings), report, count)
 
 
 class BodyCheck:
@@ -99,18 +119,24 @@ class BodyCheck:
     chunk; a returned problem means stop reading and send it. A streamed body
     (``stream_body``) cannot be repaired after the app has seen part of it, so in
     normalize mode its findings block.
+
+    ``report`` is the head's (:attr:`HeadVerdict.report`): the request's one record
+    is sent when the body is decided (refused, finished, not inspected) or at
+    :meth:`close`, whichever comes first.
     """
 
     def __init__(
         self,
         headers: Sequence[tuple[bytes, bytes]],
         config: GuardConfig,
-        scope_type: str,
+        scope_type: ScopeType,
+        report: RequestReport | None = None,
     ) -> None:
         self._config = config
-        self._scope_type = scope_type
+        self._report = report or RequestReport(
+            config, RequestSummary(scope_type=scope_type)
+        )
         self._received = 0
-        self._reported = 0
         self.refusal: Problem | None = None
         self.needs_repair = False
         inspector = body_inspector(headers, config)
@@ -121,6 +147,8 @@ class BodyCheck:
             self._inspector = inspector
         if self._inspector is not None and self._over_limit(_declared_length(headers)):
             self.refusal = self._too_large()
+        if self._inspector is None or self.refusal is not None:
+            self._report.emit()
 
     @property
     def inspected(self) -> bool:
@@ -146,16 +174,22 @@ class BodyCheck:
         """Declare the end of the body; a problem means refuse the request."""
         if self._inspector is None:
             return None
-        return self._decide(self._inspector.finish())
+        problem = self._decide(self._inspector.finish())
+        self._report.emit()
+        return problem
+
+    def close(self) -> None:
+        """The request is over (the app may not have read all of the body): report."""
+        self._report.emit()
 
     def _too_large(self) -> Problem:
-        limit = self._config.max_body_size
-        logger.warning(
-            "utf8guard blocked %s: body over max_body_size (%d bytes)",
-            self._scope_type,
-            limit,
+        report = self._report
+        problem = refuse(
+            too_large(self._config.max_body_size), (), report.request, self._config
         )
-        return too_large(limit)
+        report.refused(problem[0])
+        report.emit()
+        return problem
 
     def _over_limit(self, size: int | None) -> bool:
         # Report mode lets every request through unchanged, so it enforces no limit.
@@ -165,14 +199,8 @@ class BodyCheck:
     def _decide(self, findings: list[Finding]) -> Problem | None:
         if not findings:
             return None
-        shown = max(MAX_FINDINGS - self._reported, 0)
-        self._reported += min(len(findings), shown)
         action, problem = _act(
-            findings,
-            self._config,
-            self._scope_type,
-            can_fix=not self._config.stream_body,
-            shown=shown,
+            findings, self._config, self._report, can_fix=not self._config.stream_body
         )
         self.needs_repair = self.needs_repair or action == "normalized"
         return problem

@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import dataclass, field
+from typing import Final, Literal
 
 from .._violation import Kind
 
-__all__ = ["Finding", "Location", "RequestKind", "ViolationEvent", "safe_name"]
+__all__ = [
+    "Action",
+    "Finding",
+    "Location",
+    "RequestKind",
+    "RequestSummary",
+    "ScopeType",
+    "ViolationEvent",
+    "safe_name",
+]
+
+#: What the guard did about a request's findings (report mode lets it through as is).
+Action = Literal["blocked", "normalized", "reported"]
+#: Where a request came from: an ASGI scope type, or a WSGI environ.
+ScopeType = Literal["http", "websocket", "wsgi"]
 
 
 class Location(str, enum.Enum):
@@ -107,15 +121,40 @@ class Finding:
     fixable: bool = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestSummary:
+    """Who sent a request and to where, safe to log: every field is escaped ASCII.
+
+    ``method`` and ``path`` are the request method and the path as the client sent
+    it (the raw target's path where the server gives it; never the query, which may
+    hold secrets), with each byte outside printable ASCII, and ``\\``, written as
+    ``\\xNN`` and long values cut with ``...``. ``client`` is ``"host:port"`` as the
+    server reports the peer (None if unknown). ``request_id`` is the value of the
+    configured ``request_id_header``, escaped the same way (None if absent).
+    ``scope_type`` is the ASGI scope type (``"http"``, ``"websocket"``) or ``"wsgi"``.
+    """
+
+    method: str = ""
+    path: str = ""
+    client: str | None = None
+    request_id: str | None = None
+    scope_type: ScopeType = "http"
+
+
 @dataclass(frozen=True, slots=True)
 class ViolationEvent:
-    """What ``on_violation`` receives: a finding and what the guard did about it.
+    """What ``on_violation`` receives: one per reported request, never request bytes.
 
-    ``action`` is ``"blocked"``, ``"normalized"`` or ``"reported"`` (report mode lets
-    the request through unchanged). ``scope_type`` is the ASGI scope type (``"http"``
-    or ``"websocket"``), or ``"wsgi"``. The event never holds request bytes.
+    ``findings`` are the request's findings (head and body, at most ``MAX_FINDINGS``);
+    ``finding`` is the first of them, kept for code written against one event per
+    finding. ``action`` is ``"blocked"``, ``"normalized"`` or ``"reported"`` (report
+    mode lets the request through unchanged). ``scope_type`` is the ASGI scope type
+    (``"http"`` or ``"websocket"``), or ``"wsgi"``. ``request`` says who sent it and
+    to where (see :class:`RequestSummary`).
     """
 
     finding: Finding
-    action: str
-    scope_type: str
+    action: Action
+    scope_type: ScopeType
+    request: RequestSummary = field(default_factory=RequestSummary)
+    findings: tuple[Finding, ...] = ()

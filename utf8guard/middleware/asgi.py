@@ -6,17 +6,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Iterator, MutableMapping
-from typing import Final
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from typing import TYPE_CHECKING, Final
 
-from .._policy import STRICT, Policy
 from .._stream import repair_stream
-from ._config import MAX_BODY_BYTES, MEMORY_BODY_BYTES, GuardConfig
-from ._engine import BodyCheck, check_head
-from ._finding import ViolationEvent
+from ._config import GuardConfig, GuardOptions, configure
+from ._engine import BodyCheck, HeadVerdict, check_head
+from ._exclude import is_excluded
+from ._finding import ScopeType
 from ._problem import Problem
+from ._report import summarize
 from ._request import RequestHead
 from ._spool import BodySpool
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["ASGIApp", "Receive", "Scope", "Send", "Utf8GuardMiddleware"]
 
@@ -46,46 +50,29 @@ class Utf8GuardMiddleware:
     and SECURITY.md for what each refusal stops. ``http`` and ``websocket`` scopes are
     checked; ``lifespan`` and other scopes pass through.
 
-    Security-relevant defaults: ``mode="block"`` answers 400 application/problem+json
-    (413 over ``max_body_size``); the body of an inspected type is validated in full
-    before the application sees a byte of it (held in memory up to
-    ``memory_body_size``, then in a temporary file). ``stream_body=True`` instead
-    passes checked bytes on as they arrive and aborts the request at the first
-    violation, after the application has seen the valid part before it.
+    Pass the options as keywords, or one ready :class:`GuardConfig` as ``config``
+    (not both). Security-relevant defaults: ``mode="block"`` answers 400
+    application/problem+json (413 over ``max_body_size``); the body of an inspected
+    type is validated in full before the application sees a byte of it (held in
+    memory up to ``memory_body_size``, then in a temporary file). ``stream_body=True``
+    instead passes checked bytes on as they arrive and aborts the request at the
+    first violation, after the application has seen the valid part before it.
+    ``exclude_paths`` routes skip the query, header and body checks.
 
     Raises:
         ValueError: an unknown mode or a size that is not positive.
-        TypeError: an option of the wrong type.
+        TypeError: an option of the wrong type, or both ``config`` and options.
     """
 
     def __init__(
         self,
         app: ASGIApp,
         *,
-        mode: str = "block",
-        policy: Policy = STRICT,
-        path_policy: Policy | None = None,
-        max_body_size: int = MAX_BODY_BYTES,
-        memory_body_size: int = MEMORY_BODY_BYTES,
-        stream_body: bool = False,
-        skip_headers: Collection[str] = (),
-        allow_encoded_separators: bool = False,
-        allow_lookalike_separators: bool = False,
-        on_violation: Callable[[ViolationEvent], None] | None = None,
+        config: GuardConfig | None = None,
+        **options: Unpack[GuardOptions],
     ) -> None:
         self.app = app
-        self.config = GuardConfig(
-            mode=mode,
-            policy=policy,
-            path_policy=path_policy,
-            max_body_size=max_body_size,
-            memory_body_size=memory_body_size,
-            stream_body=stream_body,
-            skip_headers=skip_headers,
-            allow_encoded_separators=allow_encoded_separators,
-            allow_lookalike_separators=allow_lookalike_separators,
-            on_violation=on_violation,
-        )
+        self.config = configure(config, options)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -93,7 +80,19 @@ class Utf8GuardMiddleware:
             await self.app(scope, receive, send)
             return
         head = _head(scope)
-        verdict = check_head(head, self.config, str(kind))
+        if is_excluded(head, self.config):
+            await self.app(scope, receive, send)
+            return
+        scope_type: ScopeType = "http" if kind == "http" else "websocket"
+        method = scope.get("method", "GET")
+        summary = summarize(
+            head,
+            method=method.encode() if isinstance(method, str) else b"",
+            client=scope.get("client"),
+            scope_type=scope_type,
+            config=self.config,
+        )
+        verdict = check_head(head, self.config, scope_type, summary)
         if verdict.head is not head:
             scope = _with_head(scope, verdict.head)
         if verdict.problem is not None:
@@ -103,9 +102,10 @@ class Utf8GuardMiddleware:
                 await _refuse_handshake(scope, receive, send, verdict.problem)
             return
         if kind == "websocket":
+            verdict.report.emit()
             await self.app(scope, receive, send)
             return
-        exchange = _Exchange(self.app, self.config, verdict.head, scope)
+        exchange = _Exchange(self.app, self.config, verdict, scope)
         await exchange.run(receive, send)
 
 
@@ -183,15 +183,21 @@ class _Exchange:
     """One HTTP request/response: reads and checks the body, then runs the app."""
 
     def __init__(
-        self, app: ASGIApp, config: GuardConfig, head: RequestHead, scope: Scope
+        self, app: ASGIApp, config: GuardConfig, verdict: HeadVerdict, scope: Scope
     ) -> None:
         self.app = app
         self.config = config
-        self.head = head
+        self.head = verdict.head
         self.scope = scope
-        self.body = BodyCheck(head.headers, config, "http")
+        self.body = BodyCheck(verdict.head.headers, config, "http", verdict.report)
 
     async def run(self, receive: Receive, send: Send) -> None:
+        try:
+            await self._run(receive, send)
+        finally:
+            self.body.close()
+
+    async def _run(self, receive: Receive, send: Send) -> None:
         if self.body.refusal is not None:
             await _send_problem(send, self.body.refusal)
         elif not self.body.inspected:

@@ -8,29 +8,32 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from http.client import responses
 from typing import IO, TYPE_CHECKING, Final
 
-from .._policy import STRICT, Policy
 from .._repair import repair
 from .._stream import repair_stream
-from ._config import MAX_BODY_BYTES, MEMORY_BODY_BYTES, GuardConfig
+from ._config import GuardConfig, GuardOptions, configure
 from ._engine import BodyCheck, check_head
-from ._finding import ViolationEvent
+from ._exclude import is_excluded
 from ._problem import Problem
+from ._report import summarize
 from ._request import RequestHead
 from ._spool import REPLAY_BYTES, BodySpool
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo, WriteableBuffer
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+    from typing_extensions import Unpack
 
 __all__ = ["Utf8GuardWSGIMiddleware"]
 
 #: ``ViolationEvent.scope_type`` for findings made by this adapter.
 SCOPE_TYPE: Final = "wsgi"
-#: RFC 9110 §15.5.1, §15.5.14: the reason phrases WSGI wants in the status line.
-_REASONS: Final = {400: "Bad Request", 413: "Content Too Large"}
+#: RFC 9110 §15.5.14 renamed 413 (``http.client`` still says "Request Entity Too
+#: Large"); other statuses (``on_refuse`` may pick any 4xx/5xx) take the stdlib phrase.
+_REASONS: Final = {413: "Content Too Large"}
 # RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
 _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 
@@ -46,59 +49,51 @@ class Utf8GuardWSGIMiddleware:
     ``PATH_INFO``, whose code points are bytes per PEP 3333); then the query string,
     the ``HTTP_*`` headers and ``CONTENT_TYPE``.
 
-    Security-relevant defaults: ``mode="block"`` answers 400 application/problem+json
-    (413 over ``max_body_size``); the body of an inspected type is read from
-    ``wsgi.input`` and validated in full before the application runs (held in memory
-    up to ``memory_body_size``, then in a temporary file), and the application reads
-    it back with ``CONTENT_LENGTH`` set to its size. ``stream_body=True`` instead
-    checks ``wsgi.input`` as the application reads it, handing over only checked
-    bytes; at the first violation the read raises, and the response becomes the 400
-    if the application has not yet sent a body byte.
+    Pass the options as keywords, or one ready :class:`GuardConfig` as ``config``
+    (not both). Security-relevant defaults: ``mode="block"`` answers 400
+    application/problem+json (413 over ``max_body_size``); the body of an inspected
+    type is read from ``wsgi.input`` and validated in full before the application
+    runs (held in memory up to ``memory_body_size``, then in a temporary file), and
+    the application reads it back with ``CONTENT_LENGTH`` set to its size.
+    ``stream_body=True`` instead checks ``wsgi.input`` as the application reads it,
+    handing over only checked bytes; at the first violation the read raises, and the
+    response becomes the 400 if the application has not yet sent a body byte.
+    ``exclude_paths`` routes skip the query, header and body checks.
 
     Raises:
         ValueError: an unknown mode or a size that is not positive.
-        TypeError: an option of the wrong type.
+        TypeError: an option of the wrong type, or both ``config`` and options.
     """
 
     def __init__(
         self,
         app: WSGIApplication,
         *,
-        mode: str = "block",
-        policy: Policy = STRICT,
-        path_policy: Policy | None = None,
-        max_body_size: int = MAX_BODY_BYTES,
-        memory_body_size: int = MEMORY_BODY_BYTES,
-        stream_body: bool = False,
-        skip_headers: Collection[str] = (),
-        allow_encoded_separators: bool = False,
-        allow_lookalike_separators: bool = False,
-        on_violation: Callable[[ViolationEvent], None] | None = None,
+        config: GuardConfig | None = None,
+        **options: Unpack[GuardOptions],
     ) -> None:
         self.app = app
-        self.config = GuardConfig(
-            mode=mode,
-            policy=policy,
-            path_policy=path_policy,
-            max_body_size=max_body_size,
-            memory_body_size=memory_body_size,
-            stream_body=stream_body,
-            skip_headers=skip_headers,
-            allow_encoded_separators=allow_encoded_separators,
-            allow_lookalike_separators=allow_lookalike_separators,
-            on_violation=on_violation,
-        )
+        self.config = configure(config, options)
 
     def __call__(
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> Iterable[bytes]:
         head = environ_head(environ)
-        verdict = check_head(head, self.config, SCOPE_TYPE)
+        if is_excluded(head, self.config):
+            return self.app(environ, start_response)
+        summary = summarize(
+            head,
+            method=_latin1(environ, "REQUEST_METHOD"),
+            client=_client(environ),
+            scope_type=SCOPE_TYPE,
+            config=self.config,
+        )
+        verdict = check_head(head, self.config, SCOPE_TYPE, summary)
         if verdict.problem is not None:
             return _send_problem(start_response, verdict.problem)
         if verdict.head is not head:
             environ = _with_head(environ, verdict.head, self.config)
-        body = BodyCheck(verdict.head.headers, self.config, SCOPE_TYPE)
+        body = BodyCheck(verdict.head.headers, self.config, SCOPE_TYPE, verdict.report)
         if body.refusal is not None:
             return _send_problem(start_response, body.refusal)
         if not body.inspected:
@@ -107,9 +102,11 @@ class Utf8GuardWSGIMiddleware:
             stream = _CheckedInput(body, environ, report=True)
             environ = dict(environ)
             environ["wsgi.input"] = _reader(stream)
-            return self.app(environ, start_response)
+            return _Closing(self.app(environ, start_response), body.close)
         if self.config.stream_body:
-            return _streamed(self.app, environ, start_response, body)
+            return _Closing(
+                _streamed(self.app, environ, start_response, body), body.close
+            )
         return self._buffered(environ, start_response, body)
 
     def _buffered(
@@ -155,6 +152,12 @@ def environ_head(environ: WSGIEnvironment) -> RequestHead:
         headers=tuple((name, value) for _, name, value in _headers(environ)),
         app_path=app_path,
     )
+
+
+def _client(environ: WSGIEnvironment) -> tuple[object, object | None] | None:
+    """The peer as CGI/1.1 gives it (RFC 3875 §4.1.8: ``REMOTE_ADDR``), or None."""
+    address = environ.get("REMOTE_ADDR")
+    return None if not address else (address, environ.get("REMOTE_PORT"))
 
 
 def _latin1(environ: WSGIEnvironment, key: str) -> bytes:
@@ -216,8 +219,9 @@ def _with_head(
 
 def _send_problem(start_response: StartResponse, problem: Problem) -> list[bytes]:
     status, headers, body = problem
+    reason = _REASONS.get(status) or responses.get(status, "Error")
     start_response(
-        f"{status} {_REASONS[status]}",
+        f"{status} {reason}",
         [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers],
     )
     return [body]

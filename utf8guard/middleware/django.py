@@ -1,0 +1,217 @@
+"""Utf8GuardMiddleware for Django's ``MIDDLEWARE``, on the WSGI adapter's engine.
+
+Settings (``settings.py``)::
+
+    MIDDLEWARE = ["utf8guard.middleware.django.Utf8GuardMiddleware", ...]
+    UTF8GUARD = {"mode": "block", "request_id_header": "x-request-id"}
+
+Imports Django; the rest of ``utf8guard.middleware`` does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final, cast
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+
+# Django ships no type information, and django-stubs is no dependency of ours.
+from django.http import (  # type: ignore[import-untyped]
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+)
+
+from ._config import GuardConfig, configure
+from .wsgi import Utf8GuardWSGIMiddleware
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+
+__all__ = ["SETTING", "Utf8GuardMiddleware"]
+
+#: The Django setting that holds the options: the adapters' keywords, or ``config``.
+SETTING: Final = "UTF8GUARD"
+# The environ keys the decoded path lives in; Django keeps them as text.
+_PATH_KEYS: Final = ("SCRIPT_NAME", "PATH_INFO")
+
+GetResponse = Callable[[HttpRequest], HttpResponseBase]
+AsyncGetResponse = Callable[[HttpRequest], Awaitable[HttpResponseBase]]
+
+
+class Utf8GuardMiddleware:
+    """Refuse requests with invalid UTF-8 before Django routes them (WSGI and ASGI).
+
+    Put it first in ``MIDDLEWARE``; configure it with the ``UTF8GUARD`` setting, a
+    dict of the same options the ASGI and WSGI adapters take as keywords (or
+    ``{"config": GuardConfig(...)}``). Each request goes through the WSGI adapter's
+    engine, so the verdicts are the same as wrapping ``wsgi.py``: under WSGI it
+    reads ``request.META`` (the server's environ, with ``RAW_URI`` or
+    ``REQUEST_URI`` where the server sets them); under Django's ASGI handler the
+    path, raw path and query come from ``request.scope``.
+
+    The body of an inspected type is read from Django's request stream before any
+    view runs and validated in full (up to ``max_body_size``, spooled to a temporary
+    file beyond ``memory_body_size``); the request's stream is then replaced by the
+    checked copy, so ``request.body``, ``request.POST`` and uploads read it as usual.
+    Binary bodies are not read.
+
+    Raises:
+        TypeError: ``UTF8GUARD`` is not a dict, or an option has the wrong type.
+        ValueError: a bad option value, or ``stream_body=True`` (Django buffers a
+            request body itself; wrap the WSGI application to stream).
+    """
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: GetResponse | AsyncGetResponse) -> None:
+        # Imported here: a module-level LazySettings breaks doctest collection (it
+        # asks the object for __wrapped__) wherever no settings are configured.
+        from django.conf import settings  # type: ignore[import-untyped]
+
+        options = getattr(settings, SETTING, {})
+        if not isinstance(options, Mapping):
+            name = type(options).__name__
+            raise TypeError(f"{SETTING} must be a dict of options, not {name}")
+        rest = {key: value for key, value in options.items() if key != "config"}
+        self.config = configure(options.get("config"), rest)
+        if self.config.stream_body:
+            raise ValueError("stream_body is not supported by the Django middleware")
+        self.get_response = get_response
+        self._is_async = iscoroutinefunction(get_response)
+        if self._is_async:
+            markcoroutinefunction(self)
+
+    def __call__(
+        self, request: HttpRequest
+    ) -> HttpResponseBase | Awaitable[HttpResponseBase]:
+        if self._is_async:
+            return self.__acall__(request)
+        outcome = _check(request, self.config)
+        if outcome.refusal is not None:
+            return outcome.refusal
+        try:
+            return cast(GetResponse, self.get_response)(request)
+        finally:
+            outcome.close()
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
+        # Reading and checking the body blocks: off the event loop, as Django's own
+        # request.body reads are.
+        outcome = await sync_to_async(_check, thread_sensitive=False)(
+            request, self.config
+        )
+        if outcome.refusal is not None:
+            return outcome.refusal
+        try:
+            return await cast(AsyncGetResponse, self.get_response)(request)
+        finally:
+            outcome.close()
+
+
+@dataclass
+class _Outcome:
+    """The guard's answer: a refusal to return, or a clean-up once the view ran."""
+
+    refusal: HttpResponse | None = None
+    result: Iterable[bytes] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Close the adapter's response: the spooled body, the pending report."""
+        close = getattr(self.result, "close", None)
+        if close is not None:
+            close()
+
+
+def _check(request: HttpRequest, config: GuardConfig) -> _Outcome:
+    """Run ``request`` through the WSGI adapter; apply what it passes on."""
+    environ = _environ(request)
+    seen: list[WSGIEnvironment] = []
+    answer: list[tuple[str, list[tuple[str, str]]]] = []
+
+    def reached(checked: WSGIEnvironment, start: StartResponse) -> list[bytes]:
+        seen.append(checked)
+        return []
+
+    def start_response(status: str, headers: list[tuple[str, str]], *_: object) -> None:
+        answer.append((status, headers))
+
+    result = Utf8GuardWSGIMiddleware(reached, config=config)(
+        environ,
+        start_response,  # type: ignore[arg-type]  # returns no write(); never used
+    )
+    if not seen:
+        try:
+            body = b"".join(result)
+        finally:
+            _Outcome(result=result).close()
+        status, headers = answer[0]
+        refusal = HttpResponse(body, status=int(status[:3]), headers=dict(headers))
+        return _Outcome(refusal=refusal)
+    _apply(request, environ, seen[0])
+    return _Outcome(result=result)
+
+
+def _environ(request: HttpRequest) -> WSGIEnvironment:
+    """A WSGI environ for ``request``: ``META``, and the ASGI scope's raw parts."""
+    environ = dict(request.META)
+    # The stream Django's request reads from (a LimitedStream over wsgi.input, or the
+    # ASGI handler's spooled body): bounded, so read it to its end.
+    environ["wsgi.input"] = request._stream
+    environ["wsgi.input_terminated"] = True
+    # Django has replaced META's PATH_INFO and SCRIPT_NAME with text (invalid bytes
+    # re-percent-encoded); as PEP 3333 strings they are that text's UTF-8.
+    environ["SCRIPT_NAME"] = _wsgi_str(request.META.get("SCRIPT_NAME", ""))
+    environ["PATH_INFO"] = _wsgi_str(request.path_info)
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, dict):
+        # ASGIRequest.META has the query decoded as UTF-8 and no raw target; the scope
+        # has what the server received (ASGI spec: raw_path and query_string, bytes).
+        query = scope.get("query_string")
+        if isinstance(query, bytes):
+            environ["QUERY_STRING"] = query.decode("latin-1")
+        else:
+            environ["QUERY_STRING"] = _wsgi_str(request.META.get("QUERY_STRING", ""))
+        raw_path = scope.get("raw_path")
+        if isinstance(raw_path, bytes):
+            environ["RAW_URI"] = raw_path.decode("latin-1")
+    return environ
+
+
+def _wsgi_str(text: str) -> str:
+    # PEP 3333: native strings carry one byte per code point.
+    return text.encode("utf-8", "surrogatepass").decode("latin-1")
+
+
+def _apply(
+    request: HttpRequest, environ: WSGIEnvironment, checked: WSGIEnvironment
+) -> None:
+    """Give ``request`` what the guard passed on: the checked body, a repaired head."""
+    if checked["wsgi.input"] is not environ["wsgi.input"]:
+        request._stream = checked["wsgi.input"]
+        request._read_started = False
+    changed = {
+        key: value
+        for key, value in checked.items()
+        if isinstance(value, str) and environ.get(key) != value
+    }
+    for key, value in changed.items():
+        # Headers, query, CONTENT_LENGTH of a checked body, the raw target keys a WSGI
+        # server set; under ASGI META has no RAW_URI (the guard's came from the scope).
+        if key not in _PATH_KEYS and key in request.META:
+            request.META[key] = value
+    if "SCRIPT_NAME" in changed or "PATH_INFO" in changed:
+        _set_path(request, checked)
+
+
+def _set_path(request: HttpRequest, checked: WSGIEnvironment) -> None:
+    """The repaired path (normalize mode) on ``request.path`` and ``path_info``."""
+    script = checked["SCRIPT_NAME"].encode("latin-1").decode()
+    path_info = checked["PATH_INFO"].encode("latin-1").decode()
+    # As WSGIRequest.__init__ joins them.
+    request.path = "{}/{}".format(script.rstrip("/"), path_info.replace("/", "", 1))
+    request.path_info = path_info
+    request.META["SCRIPT_NAME"] = script
+    request.META["PATH_INFO"] = path_info
