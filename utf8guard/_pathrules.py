@@ -14,8 +14,10 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Final
 
-from ._policy import Policy, Ranges
+from ._policy import Policy
+from ._ranges import Ranges, in_ranges
 from ._scan import find_violation
+from ._variation_bases import VARIATION_BASES
 
 __all__ = [
     "PLATFORMS",
@@ -147,13 +149,15 @@ JOINING_SCRIPTS: Final = (
 # (Sk) or VS16 before the ZWJ, then another emoji.
 EMOJI_CATEGORIES: Final = frozenset(["So", "Sk"])
 VS16: Final = "\ufe0f"
-# Variation selectors VS1..VS16 and VS17..VS256 (StandardizedVariants.txt, emoji
-# presentation, ideographic variation sequences).
-VARIATION_SELECTORS: Final[Ranges] = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+# Variation selectors VS1..VS16, whose sanctioned bases StandardizedVariants.txt and
+# emoji-variation-sequences.txt list (VARIATION_BASES, keycaps 0-9 # * included), and
+# VS17..VS256, used only in ideographic variation sequences.
+STANDARDIZED_SELECTORS: Final[Ranges] = ((0xFE00, 0xFE0F),)
+IDEOGRAPHIC_SELECTORS: Final[Ranges] = ((0xE0100, 0xE01EF),)
+# UTS #37 §2: the base of an ideographic variation sequence is a unified ideograph.
+UNIFIED_IDEOGRAPH_PREFIX: Final = "CJK UNIFIED IDEOGRAPH-"
 # Canonical_Combining_Class 9 = Virama (RFC 5892 A.1, A.2 rule 1).
 VIRAMA_CLASS: Final = 9
-# Keycap sequences: 0-9, # and * followed by U+FE0F U+20E3 (emoji-sequences.txt).
-KEYCAP_BASES: Final = "0123456789#*"
 
 
 def check_platform(platform: str) -> None:
@@ -162,10 +166,6 @@ def check_platform(platform: str) -> None:
         raise ValueError(
             f"platform must be 'universal', 'windows' or 'posix', not {platform!r}"
         )
-
-
-def _in(cp: int, ranges: Ranges) -> bool:
-    return any(lo <= cp <= hi for lo, hi in ranges)
 
 
 def _is_lookalike(ch: str) -> bool:
@@ -190,10 +190,15 @@ def _joiner_allowed(joiner: str, before: str, after: str) -> bool:
     return emoji_before and unicodedata.category(after) == "So"
 
 
-def _selector_allowed(before: str) -> bool:
-    if not before or _in(ord(before), DEFAULT_IGNORABLES):
+def _selector_allowed(selector: str, before: str) -> bool:
+    """A variation selector is kept only in a sequence Unicode sanctions: anywhere
+    else it changes nothing visible and can only hide data (StandardizedVariants.txt:
+    "Only those two types of variation sequences are sanctioned")."""
+    if not before:
         return False
-    return ord(before) >= 0x80 or before in KEYCAP_BASES
+    if in_ranges(ord(selector), STANDARDIZED_SELECTORS):
+        return in_ranges(ord(before), VARIATION_BASES.get(ord(selector), ()))
+    return unicodedata.name(before, "").startswith(UNIFIED_IDEOGRAPH_PREFIX)
 
 
 def _ignorable_allowed(text: str, index: int) -> bool:
@@ -203,7 +208,10 @@ def _ignorable_allowed(text: str, index: int) -> bool:
     after = text[index + 1] if index + 1 < len(text) else ""
     if text[index] in (ZWNJ, ZWJ):
         return _joiner_allowed(text[index], before, after)
-    return _in(cp, VARIATION_SELECTORS) and _selector_allowed(before)
+    selector = in_ranges(cp, STANDARDIZED_SELECTORS) or in_ranges(
+        cp, IDEOGRAPHIC_SELECTORS
+    )
+    return selector and _selector_allowed(text[index], before)
 
 
 @lru_cache(maxsize=8192)
@@ -224,7 +232,7 @@ def _context_free_kind(ch: str, policy: Policy, platform: str) -> PathKind | Non
         return PathKind.CONTROL
     if platform != "posix" and ch in WINDOWS_RESERVED_CHARS:
         return PathKind.RESERVED_CHARACTER
-    if _in(cp, DEFAULT_IGNORABLES):
+    if in_ranges(cp, DEFAULT_IGNORABLES):
         return PathKind.DEFAULT_IGNORABLE
     if cp >= 0x80 and _is_lookalike(ch):
         return PathKind.LOOKALIKE
