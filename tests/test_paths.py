@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from utf8guard import Policy, _pathrules
+from utf8guard import Kind, Policy, _pathrules
 from utf8guard import paths as paths_module
 from utf8guard.paths import (
     PathKind,
@@ -559,3 +559,12 @@ def test_cjk_compatibility_sequences_match_the_decompositions() -> None:
     assert len(ranks) > 900
     for base, last in ranks.items():  # one selector past the last compatibility form
         assert check_path(base + chr(0xFE00 + last + 1)) != [], ascii(base)
+
+
+def test_path_kind_restates_every_kind_first() -> None:
+    """PathKind spells out Kind's members (so type checkers see them): the same names,
+    values and order come first, so every Kind maps to PathKind(kind.value)."""
+    kinds = [(kind.name, kind.value) for kind in Kind]
+    assert [(kind.name, kind.value) for kind in PathKind][: len(kinds)] == kinds
+    assert all(PathKind(kind.value).name == kind.name for kind in Kind)
+    assert issubclass(PathKind, str)

@@ -33,8 +33,10 @@ __all__ = [
 class PathKind(str, enum.Enum):
     """Why a filename or path is unsafe.
 
-    The first twelve values equal :class:`~utf8guard.Kind` values (ill-formed UTF-8
-    and code points a policy refuses); the rest are filename and path rules.
+    The first members restate :class:`~utf8guard.Kind`, with the same names, values
+    and order (ill-formed UTF-8 and code points a policy refuses; written out so type
+    checkers see them, and tests/test_paths.py ties the two); the rest are filename
+    and path rules.
     """
 
     OVERLONG = "overlong"
