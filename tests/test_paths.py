@@ -199,6 +199,44 @@ def test_every_nfkc_separator_or_dot_is_refused() -> None:
         assert [v.kind for v in check_path(f"a{ch}b")] == [PathKind.LOOKALIKE]
 
 
+# UTS #39 confusables.txt: symbols whose prototype is "/", "\\" or "." and that NFKC
+# leaves alone, by their Unicode names.
+CONFUSABLE_SEPARATORS = [
+    "SYRIAC SUPRALINEAR FULL STOP",
+    "SYRIAC SUBLINEAR FULL STOP",
+    "FRACTION SLASH",
+    "DIVISION SLASH",
+    "SET MINUS",
+    "BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT",
+    "BOX DRAWINGS LIGHT DIAGONAL UPPER LEFT TO LOWER RIGHT",
+    "MATHEMATICAL RISING DIAGONAL",
+    "MATHEMATICAL FALLING DIAGONAL",
+    "REVERSE SOLIDUS OPERATOR",
+    "BIG SOLIDUS",
+    "BIG REVERSE SOLIDUS",
+    "LISU LETTER TONE MYA TI",
+    "VAI FULL STOP",
+    "KHAROSHTHI PUNCTUATION DOT",
+]
+
+
+def test_lookalike_table_is_nfkc_plus_confusables() -> None:
+    """The one look-alike table (paths, the URL path rule) is exactly the code points
+    whose NFKC form holds "/", "\\" or "." (UAX #15) plus the confusables above."""
+    listed = {
+        cp for lo, hi in _pathrules.LOOKALIKE_SEPARATORS for cp in range(lo, hi + 1)
+    }
+    nfkc = {
+        cp
+        for cp in range(0x80, 0x110000)
+        if not 0xD800 <= cp <= 0xDFFF
+        and any(t in unicodedata.normalize("NFKC", chr(cp)) for t in "/\\.")
+    }
+    confusables = {ord(unicodedata.lookup(name)) for name in CONFUSABLE_SEPARATORS}
+    assert not nfkc & confusables
+    assert listed == nfkc | confusables
+
+
 def test_default_ignorable_table_size() -> None:
     # DerivedCoreProperties.txt: Default_Ignorable_Code_Point has 4174 code points.
     assert sum(hi - lo + 1 for lo, hi in _pathrules.DEFAULT_IGNORABLES) == 4174

@@ -8,10 +8,13 @@ import itertools
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from utf8guard._ranges import in_ranges, to_ranges
+from utf8guard import _pathrules, _policy
+from utf8guard._ranges import Ranges, in_ranges, to_ranges
+from utf8guard._variation_bases import VARIATION_BASES
 
 code_points = st.integers(min_value=0, max_value=0x10FFFF)
 small = st.integers(min_value=0, max_value=64)
@@ -30,6 +33,33 @@ def test_ranges_are_sorted_disjoint_and_merged(members: list[int]) -> None:
     for (_, hi), (lo, _) in itertools.pairwise(ranges):
         assert hi + 1 < lo  # a gap between neighbours, else they would be one range
     assert all(lo <= hi for lo, hi in ranges)
+
+
+TABLES: dict[str, Ranges] = {
+    **{
+        name: getattr(_policy, name)
+        for name in ("NONCHARACTERS", "NUL", "CONTROLS", "BIDI_CONTROLS")
+    },
+    **{name: getattr(_policy, name) for name in ("PRIVATE_USE", "BOM")},
+    **{
+        name: getattr(_pathrules, name)
+        for name in (
+            "DEFAULT_IGNORABLES",
+            "LOOKALIKE_SEPARATORS",
+            "STANDARDIZED_SELECTORS",
+            "IDEOGRAPHIC_SELECTORS",
+        )
+    },
+    **{f"VARIATION_BASES[{sel:04X}]": bases for sel, bases in VARIATION_BASES.items()},
+}
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_every_table_is_sorted_and_disjoint(name: str) -> None:
+    """The bisect lookup is only right on sorted, disjoint ranges."""
+    ranges = TABLES[name]
+    assert all(0 <= lo <= hi <= 0x10FFFF for lo, hi in ranges)
+    assert all(hi < lo for (_, hi), (lo, _) in itertools.pairwise(ranges))
 
 
 def test_edges() -> None:

@@ -20,6 +20,7 @@ from ._scan import find_violation
 from ._variation_bases import VARIATION_BASES
 
 __all__ = [
+    "LOOKALIKE_SEPARATORS",
     "PLATFORMS",
     "PathKind",
     "char_violations",
@@ -99,12 +100,49 @@ WINDOWS_RESERVED_NAMES: Final = frozenset(
 )
 # Windows drops trailing dots and spaces, so "a.txt." opens "a.txt" and ". ." is "".
 WINDOWS_TRAILING: Final = ". "
-# What a look-alike must not stand for after NFKC: a separator or a dot.
-NFKC_TARGETS: Final = "/\\."
-# UTS #39 confusables.txt: symbols confusable with SOLIDUS or REVERSE SOLIDUS that NFKC
-# leaves alone. Letters such as KATAKANA NO are omitted: they are legitimate in names.
-VISUAL_SEPARATORS: Final = frozenset(
-    "\u2044\u2215\u2216\u2571\u2572\u27cb\u27cd\u29f5\u29f8\u29f9"
+# UAX #15: code points whose NFKC form contains "/", "\\" or "." (computed from the
+# UCD; tests/test_paths.py checks it against ``unicodedata``).
+NFKC_LOOKALIKES: Final[Ranges] = (
+    # one dot leader .. ellipsis; a/c, a/s; c/o, c/u; digit full stops 1. .. 20.
+    (0x2024, 0x2026),
+    (0x2100, 0x2101),
+    (0x2105, 0x2106),
+    (0x2488, 0x249B),
+    # squared a.m., Co., p.m.; vertical ellipsis, two dot leader, small full stop,
+    # small reverse solidus; fullwidth . / \\; digit zero full stop
+    (0x33C2, 0x33C2),
+    (0x33C7, 0x33C7),
+    (0x33D8, 0x33D8),
+    (0xFE19, 0xFE19),
+    (0xFE30, 0xFE30),
+    (0xFE52, 0xFE52),
+    (0xFE68, 0xFE68),
+    (0xFF0E, 0xFF0F),
+    (0xFF3C, 0xFF3C),
+    (0x1F100, 0x1F100),
+)
+# UTS #39 confusables.txt: symbols with prototype "/", "\\" or "." that NFKC leaves
+# alone: Syriac supralinear/sublinear full stop, fraction slash, division slash, set
+# minus, box diagonals, mathematical rising and falling diagonals, reverse solidus
+# operator, big solidus, big reverse solidus, Lisu tone mya ti, Vai full stop,
+# Kharoshthi dot. Letters such as KATAKANA NO are left out: names hold them.
+CONFUSABLE_LOOKALIKES: Final[Ranges] = (
+    (0x0701, 0x0702),
+    (0x2044, 0x2044),
+    (0x2215, 0x2216),
+    (0x2571, 0x2572),
+    (0x27CB, 0x27CB),
+    (0x27CD, 0x27CD),
+    (0x29F5, 0x29F5),
+    (0x29F8, 0x29F9),
+    (0xA4F8, 0xA4F8),
+    (0xA60E, 0xA60E),
+    (0x10A50, 0x10A50),
+)
+#: Code points that become or pass for ``/``, ``\\`` or ``.``: the one table that
+#: :mod:`utf8guard.paths` and the middleware's URL path rule both use.
+LOOKALIKE_SEPARATORS: Final[Ranges] = tuple(
+    sorted(NFKC_LOOKALIKES + CONFUSABLE_LOOKALIKES)
 )
 # DerivedCoreProperties.txt, Default_Ignorable_Code_Point: 4174 code points, checked
 # against the regex module's \p{Default_Ignorable_Code_Point} (unicodedata lacks it).
@@ -170,12 +208,6 @@ def check_platform(platform: str) -> None:
         )
 
 
-def _is_lookalike(ch: str) -> bool:
-    if ch in VISUAL_SEPARATORS:
-        return True
-    return any(target in unicodedata.normalize("NFKC", ch) for target in NFKC_TARGETS)
-
-
 def _in_joining_script(ch: str) -> bool:
     return unicodedata.name(ch, "").startswith(JOINING_SCRIPTS)
 
@@ -236,7 +268,7 @@ def _context_free_kind(ch: str, policy: Policy, platform: str) -> PathKind | Non
         return PathKind.RESERVED_CHARACTER
     if in_ranges(cp, DEFAULT_IGNORABLES):
         return PathKind.DEFAULT_IGNORABLE
-    if cp >= 0x80 and _is_lookalike(ch):
+    if in_ranges(cp, LOOKALIKE_SEPARATORS):
         return PathKind.LOOKALIKE
     return None
 
