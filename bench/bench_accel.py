@@ -38,6 +38,14 @@ WORDS: Final = {
     "german": "Größe Übung für Änderung schön Straße weiß Grüße Tür Käse".split(),
     "russian": "съешь же ещё этих мягких французских булок да выпей чаю".split(),
     "cjk": ["我能吞下玻璃而不伤身体", "日本語の文章を読みます", "服务器返回了错误"],
+    # Issue 13: fullwidth punctuation (U+FF0C, U+FF01, U+FF1F, U+FF1A: lead EF, second
+    # byte BC, as the noncharacters U+FDD0..U+FFFF have lead EF) between the words.
+    "cjk_punct": [
+        "我能吞下玻璃\uff0c",
+        "日本語の文章を読みます\uff01",
+        "服务器返回了错误\uff1f",
+        "注意\uff1a",
+    ],
     "emoji": ["😀😂", "🎉👍🏽", "🚀🔥✨", "🙈🙉🙊"],
 }
 #: Sizes of the small-input rows (bytes).

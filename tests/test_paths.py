@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from utf8guard import Policy, _pathrules
+from utf8guard import Kind, Policy, _pathrules
 from utf8guard import paths as paths_module
 from utf8guard.paths import (
     PathKind,
@@ -42,6 +42,15 @@ LEGITIMATE: list[tuple[str, str]] = [
     ("hindi-virama-zwnj-end", "क्\u200c"),
     ("emoji-keycap", "1\ufe0f\u20e3.txt"),
     ("ideographic-variation", "葛\U000e0100.txt"),
+    # StandardizedVariants.txt and emoji-variation-sequences.txt entries:
+    ("emoji-keycap-hash", "#\ufe0f\u20e3.txt"),
+    ("emoji-vs16-hash", "#\ufe0f.txt"),
+    ("emoji-vs15-watch", "\u231a\ufe0e.txt"),
+    ("emoji-vs16-copyright", "\u00a9\ufe0f.txt"),
+    ("emoji-vs16-bmp-plane1", "\U0001f6f3\ufe0f.txt"),  # PASSENGER SHIP
+    ("cjk-compatibility-vs1", "\u8c48\ufe00.txt"),  # = U+F900
+    ("cjk-compatibility-vs3", "\u537f\ufe02.txt"),  # = U+2F833
+    ("math-vs1", "\u2229\ufe00.txt"),  # INTERSECTION with serifs
     ("dotfile", ".bashrc"),
     ("double-extension", "archive.tar.gz"),
     ("spaces-inside", "my file (1).txt"),
@@ -86,6 +95,24 @@ REFUSED: list[tuple[str, str | bytes, PathKind, str]] = [
     ("vs-start", "\ufe0fa.txt", PathKind.DEFAULT_IGNORABLE, "StandardizedVariants"),
     ("vs-latin", "a\ufe0f.txt", PathKind.DEFAULT_IGNORABLE, "StandardizedVariants"),
     ("vs-after-vs", "❤\ufe0f\ufe0f.txt", PathKind.DEFAULT_IGNORABLE, "UTS #51"),
+    # Issue 11: a selector after a base that has no sequence with it.
+    (
+        "vs16-greek",
+        "\u03bb\ufe0f.txt",
+        PathKind.DEFAULT_IGNORABLE,
+        "StandardizedVariants",
+    ),
+    ("vs16-e-acute", "é\ufe0f.txt", PathKind.DEFAULT_IGNORABLE, "StandardizedVariants"),
+    ("vs16-han", "文\ufe0f.txt", PathKind.DEFAULT_IGNORABLE, "StandardizedVariants"),
+    ("vs16-emoji-default", "\U0001f600\ufe0f", PathKind.DEFAULT_IGNORABLE, "UTS #51"),
+    (
+        "vs2-math",
+        "\u2229\ufe01.txt",
+        PathKind.DEFAULT_IGNORABLE,
+        "StandardizedVariants",
+    ),
+    ("vs4-han", "\u537f\ufe03.txt", PathKind.DEFAULT_IGNORABLE, "StandardizedVariants"),
+    ("vs17-latin", "a\U000e0100.txt", PathKind.DEFAULT_IGNORABLE, "UTS #37 §2"),
     ("nonchar-fdd0", "a\ufdd0.txt", PathKind.NONCHARACTER, "Unicode ch. 23.7"),
     ("nonchar-fffe", "a\ufffe.txt", PathKind.NONCHARACTER, "Unicode ch. 23.7"),
     ("surrogateescape", os.fsdecode(b"a\xff.txt"), PathKind.SURROGATE, "PEP 383"),
@@ -170,6 +197,44 @@ def test_every_nfkc_separator_or_dot_is_refused() -> None:
     assert set(NAMED_LOOKALIKES) - {"\u2215", "\u2044", "\u29f8"} <= set(computed)
     for ch in computed:
         assert [v.kind for v in check_path(f"a{ch}b")] == [PathKind.LOOKALIKE]
+
+
+# UTS #39 confusables.txt: symbols whose prototype is "/", "\\" or "." and that NFKC
+# leaves alone, by their Unicode names.
+CONFUSABLE_SEPARATORS = [
+    "SYRIAC SUPRALINEAR FULL STOP",
+    "SYRIAC SUBLINEAR FULL STOP",
+    "FRACTION SLASH",
+    "DIVISION SLASH",
+    "SET MINUS",
+    "BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT",
+    "BOX DRAWINGS LIGHT DIAGONAL UPPER LEFT TO LOWER RIGHT",
+    "MATHEMATICAL RISING DIAGONAL",
+    "MATHEMATICAL FALLING DIAGONAL",
+    "REVERSE SOLIDUS OPERATOR",
+    "BIG SOLIDUS",
+    "BIG REVERSE SOLIDUS",
+    "LISU LETTER TONE MYA TI",
+    "VAI FULL STOP",
+    "KHAROSHTHI PUNCTUATION DOT",
+]
+
+
+def test_lookalike_table_is_nfkc_plus_confusables() -> None:
+    """The one look-alike table (paths, the URL path rule) is exactly the code points
+    whose NFKC form holds "/", "\\" or "." (UAX #15) plus the confusables above."""
+    listed = {
+        cp for lo, hi in _pathrules.LOOKALIKE_SEPARATORS for cp in range(lo, hi + 1)
+    }
+    nfkc = {
+        cp
+        for cp in range(0x80, 0x110000)
+        if not 0xD800 <= cp <= 0xDFFF
+        and any(t in unicodedata.normalize("NFKC", chr(cp)) for t in "/\\.")
+    }
+    confusables = {ord(unicodedata.lookup(name)) for name in CONFUSABLE_SEPARATORS}
+    assert not nfkc & confusables
+    assert listed == nfkc | confusables
 
 
 def test_default_ignorable_table_size() -> None:
@@ -494,3 +559,50 @@ def test_safe_join_never_leaves_base(parts: list[str | bytes]) -> None:
         return
     assert joined.is_relative_to(base)
     assert os.path.normpath(joined) == str(joined)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("\u03bb\ufe0f.txt", "\u03bb_.txt"),
+        ("é\ufe0f.txt", "é_.txt"),
+        ("文\ufe0f.txt", "文_.txt"),
+        ("\u2764\ufe0f.txt", "\u2764\ufe0f.txt"),
+    ],
+    ids=ascii,
+)
+def test_issue11_selector_without_a_sequence_is_replaced(
+    name: str, expected: str
+) -> None:
+    assert safe_filename(name, replacement="_") == expected
+    if name != expected:
+        with pytest.raises(UnsafePathError) as info:
+            safe_filename(name)
+        assert info.value.kind is PathKind.DEFAULT_IGNORABLE
+
+
+def test_cjk_compatibility_sequences_match_the_decompositions() -> None:
+    """StandardizedVariants.txt gives each CJK compatibility ideograph with a singleton
+    decomposition the sequence "its unified ideograph + VS(n)", n counting the
+    compatibility ideographs of that base in code-point order: so every such
+    ideograph's base must be allowed before the selector for its rank."""
+    ranks: dict[str, int] = {}
+    for cp in [*range(0xF900, 0xFB00), *range(0x2F800, 0x2FA20)]:
+        base = unicodedata.normalize("NFC", chr(cp))
+        if base == chr(cp) or "COMPATIBILITY" not in unicodedata.name(chr(cp), ""):
+            continue
+        rank = ranks[base] = ranks.get(base, -1) + 1
+        selector = chr(0xFE00 + rank)
+        assert check_path(base + selector) == [], (hex(cp), ascii(base + selector))
+    assert len(ranks) > 900
+    for base, last in ranks.items():  # one selector past the last compatibility form
+        assert check_path(base + chr(0xFE00 + last + 1)) != [], ascii(base)
+
+
+def test_path_kind_restates_every_kind_first() -> None:
+    """PathKind spells out Kind's members (so type checkers see them): the same names,
+    values and order come first, so every Kind maps to PathKind(kind.value)."""
+    kinds = [(kind.name, kind.value) for kind in Kind]
+    assert [(kind.name, kind.value) for kind in PathKind][: len(kinds)] == kinds
+    assert all(PathKind(kind.value).name == kind.name for kind in Kind)
+    assert issubclass(PathKind, str)

@@ -8,6 +8,7 @@ built; the rest run on both implementations through the ``implementation`` fixtu
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -177,6 +178,80 @@ def test_extension_is_used_when_built(
     assert _built is not None
     monkeypatch.setenv(_accel.PURE_PYTHON_ENV, value)
     assert _accel.load() == ("c", _built.first_violation)
+
+
+# Each case breaks one Python table in a fresh interpreter (the extension initialises
+# once per process), then loads the extension the way utf8guard does.
+BROKEN_TABLES: Final = [
+    (
+        "extra-code-point",
+        "p.BIDI_CONTROLS = ((0x41, 0x41), *p.BIDI_CONTROLS)",
+        "_speedups and utf8guard._policy disagree on U+0041 under allow_bidi_controls",
+    ),
+    (
+        "missing-code-point",
+        "p.BOM = ()",
+        "_speedups and utf8guard._policy disagree on U+FEFF under allow_bom",
+    ),
+    (
+        "lead-table",
+        # C0 and C1 read as one-byte leads
+        "import utf8guard._tables as t\n"
+        "t.LEADS = t.LEADS[:0xC0] + t.LEADS[:1] * 2 + t.LEADS[0xC2:]",
+        "LEADS[0xC0] is inconsistent",
+    ),
+    (
+        "unsorted",
+        "p.CONTROLS = tuple(reversed(p.CONTROLS))",
+        "allow_controls: ranges not sorted and disjoint",
+    ),
+    (
+        "wrong-kind",
+        "p.refused_ranges = lambda policy: ((p.Kind.NUL, ()),)",
+        "refused_ranges() for allow_noncharacters alone is not one set",
+    ),
+    (
+        "unknown-flag",
+        "import dataclasses\n"
+        "p.Policy = dataclasses.make_dataclass('Policy', "
+        "[(f.name, bool, True) for f in dataclasses.fields(p.Policy) if f.init]"
+        " + [('allow_extra', bool, True)], kw_only=True)",
+        "Policy field 'allow_extra' is not the flag _speedups expects",
+    ),
+]
+
+
+@speedups_only
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [(patch, message) for _, patch, message in BROKEN_TABLES],
+    ids=[name for name, _, _ in BROKEN_TABLES],
+)
+def test_extension_refuses_to_load_when_its_sets_differ(
+    patch: str, message: str
+) -> None:
+    """As for the lead table: the C copies of the policy's sets are checked at import
+    and a mismatch raises ValueError, which _accel.load() does not turn into a silent
+    fallback to pure Python."""
+    code = (
+        "import os\n"
+        "import utf8guard._policy as p\n"
+        f"{patch}\n"
+        f"del os.environ[{_accel.PURE_PYTHON_ENV!r}]\n"
+        "from utf8guard import _accel\n"
+        "_accel.load()\n"
+    )
+    env = {**os.environ, _accel.PURE_PYTHON_ENV: "1", "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(  # noqa: S603 - our own interpreter, fixed arguments
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert f"ValueError: {message}" in result.stderr, result.stderr
 
 
 # --- the public API on both implementations ----------------------------------------

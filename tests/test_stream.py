@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import codecs
 import itertools
+from collections.abc import Iterator
+from typing import TypeVar
 
 import pytest
 
 from utf8guard import (
     STRICT,
+    WELL_FORMED,
     IncrementalValidator,
     Kind,
     Policy,
@@ -134,3 +138,106 @@ def test_ascii_chunks_under_a_policy_refusing_ascii() -> None:
     with pytest.raises(Utf8Error) as info:
         validator.feed(b"ab\x00")
     assert info.value.violation == Violation(Kind.NUL, 7, 8)
+
+
+# Table 3-7: a lead and a continuation byte outside its second-byte range start no
+# well-formed sequence. Found with the oracle: no continuation bytes complete them.
+RULED_OUT = [
+    bytes([lead, second])
+    for lead in range(0xC2, 0xF5)
+    for second in range(0x80, 0xC0)
+    if not any(
+        reference.is_valid(bytes([lead, second]) + b"\x80" * more, WELL_FORMED)
+        for more in range(3)
+    )
+]
+
+T = TypeVar("T")
+
+
+class _Waited(Exception):
+    """The stream API asked for another chunk before reporting."""
+
+
+def _then_wait(prefix: bytes) -> Iterator[bytes]:
+    yield prefix[:1]
+    yield prefix[1:]
+    raise _Waited
+
+
+def _until_it_waits(results: Iterator[T]) -> list[T]:
+    out: list[T] = []
+    with pytest.raises(_Waited):
+        out.extend(results)
+    return out
+
+
+def _cpython_incremental_error(prefix: bytes) -> tuple[int, int] | None:
+    """The error span CPython's incremental decoder raises on feeding ``prefix`` in
+    two pieces, or None if it waits for more."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        decoder.decode(prefix[:1])
+        decoder.decode(prefix[1:])
+    except UnicodeDecodeError as exc:
+        return exc.start, exc.end
+    return None
+
+
+def test_ruled_out_prefixes_are_the_table_3_7_ones() -> None:
+    # E0 80..9F, ED A0..BF, F0 80..8F, F4 90..BF: 32 + 32 + 16 + 48.
+    assert len(RULED_OUT) == 128
+    assert {p[0] for p in RULED_OUT} == {0xE0, 0xED, 0xF0, 0xF4}
+
+
+@pytest.mark.parametrize("prefix", RULED_OUT, ids=lambda p: p.hex())
+def test_feed_fails_at_once_on_a_ruled_out_prefix(prefix: bytes) -> None:
+    expected = reference.find_violation(prefix)
+    assert expected is not None
+    for chunks in ([prefix], [prefix[:1], prefix[1:]], [b"ok", prefix[:1], prefix[1:]]):
+        validator = IncrementalValidator()
+        for chunk in chunks[:-1]:
+            validator.feed(chunk)
+        with pytest.raises(Utf8Error) as info:
+            validator.feed(chunks[-1])
+        offset = len(b"".join(chunks)) - 2
+        assert info.value.violation == Violation(
+            expected.kind, expected.start + offset, expected.end + offset
+        )
+
+
+@pytest.mark.parametrize("prefix", RULED_OUT, ids=lambda p: p.hex())
+def test_stream_iterators_report_a_ruled_out_prefix_at_once(prefix: bytes) -> None:
+    violations = _until_it_waits(iter_stream_violations(_then_wait(prefix)))
+    assert violations == list(reference.iter_violations(prefix))
+    repaired = _until_it_waits(repair_stream(_then_wait(prefix)))
+    assert b"".join(repaired) == reference.repair(prefix)
+
+
+def test_cpython_incremental_decoder_agrees_on_ruled_out_prefixes() -> None:
+    """CPython's decoder raises on feeding the same prefixes, with the same span,
+    except ED A0..BF: it checks surrogates only once the sequence is complete."""
+    waits = []
+    for prefix in RULED_OUT:
+        span = _cpython_incremental_error(prefix)
+        if span is None:
+            waits.append(prefix)
+            continue
+        found = _first_from_stream([prefix[:1], prefix[1:]])
+        assert found is not None
+        assert (found.start, found.end) == span, prefix
+    assert waits == [bytes([0xED, second]) for second in range(0xA0, 0xC0)]
+
+
+@pytest.mark.parametrize(
+    "prefix", [b"\xe0\xa0", b"\xed\x9f", b"\xf0\x90\x80", b"\xf4\x8f\xbf"]
+)
+def test_well_formed_prefixes_still_wait(prefix: bytes) -> None:
+    validator = IncrementalValidator()
+    validator.feed(prefix)
+    assert validator.position == 0
+    validator.feed(b"\x80" * ((3 if prefix[0] < 0xF0 else 4) - len(prefix)))
+    validator.finish()
+    assert validator.position == len(prefix) + (
+        1 if prefix[0] < 0xF0 else 4 - len(prefix)
+    )

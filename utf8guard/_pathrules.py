@@ -14,10 +14,13 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Final
 
-from ._policy import Policy, Ranges
+from ._policy import Policy
+from ._ranges import Ranges, in_ranges
 from ._scan import find_violation
+from ._variation_bases import VARIATION_BASES
 
 __all__ = [
+    "LOOKALIKE_SEPARATORS",
     "PLATFORMS",
     "PathKind",
     "char_violations",
@@ -31,8 +34,10 @@ __all__ = [
 class PathKind(str, enum.Enum):
     """Why a filename or path is unsafe.
 
-    The first twelve values equal :class:`~utf8guard.Kind` values (ill-formed UTF-8
-    and code points a policy refuses); the rest are filename and path rules.
+    The first members restate :class:`~utf8guard.Kind`, with the same names, values
+    and order (ill-formed UTF-8 and code points a policy refuses; written out so type
+    checkers see them, and tests/test_paths.py ties the two); the rest are filename
+    and path rules.
     """
 
     OVERLONG = "overlong"
@@ -95,12 +100,49 @@ WINDOWS_RESERVED_NAMES: Final = frozenset(
 )
 # Windows drops trailing dots and spaces, so "a.txt." opens "a.txt" and ". ." is "".
 WINDOWS_TRAILING: Final = ". "
-# What a look-alike must not stand for after NFKC: a separator or a dot.
-NFKC_TARGETS: Final = "/\\."
-# UTS #39 confusables.txt: symbols confusable with SOLIDUS or REVERSE SOLIDUS that NFKC
-# leaves alone. Letters such as KATAKANA NO are omitted: they are legitimate in names.
-VISUAL_SEPARATORS: Final = frozenset(
-    "\u2044\u2215\u2216\u2571\u2572\u27cb\u27cd\u29f5\u29f8\u29f9"
+# UAX #15: code points whose NFKC form contains "/", "\\" or "." (computed from the
+# UCD; tests/test_paths.py checks it against ``unicodedata``).
+NFKC_LOOKALIKES: Final[Ranges] = (
+    # one dot leader .. ellipsis; a/c, a/s; c/o, c/u; digit full stops 1. .. 20.
+    (0x2024, 0x2026),
+    (0x2100, 0x2101),
+    (0x2105, 0x2106),
+    (0x2488, 0x249B),
+    # squared a.m., Co., p.m.; vertical ellipsis, two dot leader, small full stop,
+    # small reverse solidus; fullwidth . / \\; digit zero full stop
+    (0x33C2, 0x33C2),
+    (0x33C7, 0x33C7),
+    (0x33D8, 0x33D8),
+    (0xFE19, 0xFE19),
+    (0xFE30, 0xFE30),
+    (0xFE52, 0xFE52),
+    (0xFE68, 0xFE68),
+    (0xFF0E, 0xFF0F),
+    (0xFF3C, 0xFF3C),
+    (0x1F100, 0x1F100),
+)
+# UTS #39 confusables.txt: symbols with prototype "/", "\\" or "." that NFKC leaves
+# alone: Syriac supralinear/sublinear full stop, fraction slash, division slash, set
+# minus, box diagonals, mathematical rising and falling diagonals, reverse solidus
+# operator, big solidus, big reverse solidus, Lisu tone mya ti, Vai full stop,
+# Kharoshthi dot. Letters such as KATAKANA NO are left out: names hold them.
+CONFUSABLE_LOOKALIKES: Final[Ranges] = (
+    (0x0701, 0x0702),
+    (0x2044, 0x2044),
+    (0x2215, 0x2216),
+    (0x2571, 0x2572),
+    (0x27CB, 0x27CB),
+    (0x27CD, 0x27CD),
+    (0x29F5, 0x29F5),
+    (0x29F8, 0x29F9),
+    (0xA4F8, 0xA4F8),
+    (0xA60E, 0xA60E),
+    (0x10A50, 0x10A50),
+)
+#: Code points that become or pass for ``/``, ``\\`` or ``.``: the one table that
+#: :mod:`utf8guard.paths` and the middleware's URL path rule both use.
+LOOKALIKE_SEPARATORS: Final[Ranges] = tuple(
+    sorted(NFKC_LOOKALIKES + CONFUSABLE_LOOKALIKES)
 )
 # DerivedCoreProperties.txt, Default_Ignorable_Code_Point: 4174 code points, checked
 # against the regex module's \p{Default_Ignorable_Code_Point} (unicodedata lacks it).
@@ -147,13 +189,15 @@ JOINING_SCRIPTS: Final = (
 # (Sk) or VS16 before the ZWJ, then another emoji.
 EMOJI_CATEGORIES: Final = frozenset(["So", "Sk"])
 VS16: Final = "\ufe0f"
-# Variation selectors VS1..VS16 and VS17..VS256 (StandardizedVariants.txt, emoji
-# presentation, ideographic variation sequences).
-VARIATION_SELECTORS: Final[Ranges] = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+# Variation selectors VS1..VS16, whose sanctioned bases StandardizedVariants.txt and
+# emoji-variation-sequences.txt list (VARIATION_BASES, keycaps 0-9 # * included), and
+# VS17..VS256, used only in ideographic variation sequences.
+STANDARDIZED_SELECTORS: Final[Ranges] = ((0xFE00, 0xFE0F),)
+IDEOGRAPHIC_SELECTORS: Final[Ranges] = ((0xE0100, 0xE01EF),)
+# UTS #37 §2: the base of an ideographic variation sequence is a unified ideograph.
+UNIFIED_IDEOGRAPH_PREFIX: Final = "CJK UNIFIED IDEOGRAPH-"
 # Canonical_Combining_Class 9 = Virama (RFC 5892 A.1, A.2 rule 1).
 VIRAMA_CLASS: Final = 9
-# Keycap sequences: 0-9, # and * followed by U+FE0F U+20E3 (emoji-sequences.txt).
-KEYCAP_BASES: Final = "0123456789#*"
 
 
 def check_platform(platform: str) -> None:
@@ -162,16 +206,6 @@ def check_platform(platform: str) -> None:
         raise ValueError(
             f"platform must be 'universal', 'windows' or 'posix', not {platform!r}"
         )
-
-
-def _in(cp: int, ranges: Ranges) -> bool:
-    return any(lo <= cp <= hi for lo, hi in ranges)
-
-
-def _is_lookalike(ch: str) -> bool:
-    if ch in VISUAL_SEPARATORS:
-        return True
-    return any(target in unicodedata.normalize("NFKC", ch) for target in NFKC_TARGETS)
 
 
 def _in_joining_script(ch: str) -> bool:
@@ -190,10 +224,15 @@ def _joiner_allowed(joiner: str, before: str, after: str) -> bool:
     return emoji_before and unicodedata.category(after) == "So"
 
 
-def _selector_allowed(before: str) -> bool:
-    if not before or _in(ord(before), DEFAULT_IGNORABLES):
+def _selector_allowed(selector: str, before: str) -> bool:
+    """A variation selector is kept only in a sequence Unicode sanctions: anywhere
+    else it changes nothing visible and can only hide data (StandardizedVariants.txt:
+    "Only those two types of variation sequences are sanctioned")."""
+    if not before:
         return False
-    return ord(before) >= 0x80 or before in KEYCAP_BASES
+    if in_ranges(ord(selector), STANDARDIZED_SELECTORS):
+        return in_ranges(ord(before), VARIATION_BASES.get(ord(selector), ()))
+    return unicodedata.name(before, "").startswith(UNIFIED_IDEOGRAPH_PREFIX)
 
 
 def _ignorable_allowed(text: str, index: int) -> bool:
@@ -203,7 +242,10 @@ def _ignorable_allowed(text: str, index: int) -> bool:
     after = text[index + 1] if index + 1 < len(text) else ""
     if text[index] in (ZWNJ, ZWJ):
         return _joiner_allowed(text[index], before, after)
-    return _in(cp, VARIATION_SELECTORS) and _selector_allowed(before)
+    selector = in_ranges(cp, STANDARDIZED_SELECTORS) or in_ranges(
+        cp, IDEOGRAPHIC_SELECTORS
+    )
+    return selector and _selector_allowed(text[index], before)
 
 
 @lru_cache(maxsize=8192)
@@ -224,9 +266,9 @@ def _context_free_kind(ch: str, policy: Policy, platform: str) -> PathKind | Non
         return PathKind.CONTROL
     if platform != "posix" and ch in WINDOWS_RESERVED_CHARS:
         return PathKind.RESERVED_CHARACTER
-    if _in(cp, DEFAULT_IGNORABLES):
+    if in_ranges(cp, DEFAULT_IGNORABLES):
         return PathKind.DEFAULT_IGNORABLE
-    if cp >= 0x80 and _is_lookalike(ch):
+    if in_ranges(cp, LOOKALIKE_SEPARATORS):
         return PathKind.LOOKALIKE
     return None
 

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from ._policy import Policy, Ranges, refused_ranges
+from ._policy import Policy, refused_ranges
+from ._ranges import Ranges
 from ._violation import Kind
 
 __all__ = ["Gate", "Plan", "plan_for"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Final
 
+from ._ranges import Ranges
 from ._violation import Kind
 
 __all__ = [
@@ -14,9 +15,6 @@ __all__ = [
     "Policy",
     "refused_ranges",
 ]
-
-#: Inclusive code-point ranges.
-Ranges = tuple[tuple[int, int], ...]
 
 # Unicode ch. 23.7 "Noncharacters" (and Corrigendum #9): U+FDD0..U+FDEF and the last two
 # code points of each of the 17 planes, 66 in all.

@@ -7,7 +7,9 @@
  *
  * Two layers:
  * - scan_exact(): a byte-at-a-time reading of Table 3-7 that classifies exactly. It
- *   reads the lead-byte table built in _tables.py, so the spec lives in one place.
+ *   reads the lead-byte table built in _tables.py, so the spec lives in one place;
+ *   its copies of the policy's code-point sets are compared with _policy.py's for
+ *   every code point at import (check_sets), and a mismatch fails the import.
  * - SIMD filters (SSE4.1, AVX2, AVX-512BW on x86-64, picked at run time from the
  *   CPU's features; the scalar scan elsewhere): 64 bytes per step with the
  *   lookup-table validator of Keiser & Lemire, "Validating UTF-8 In Less Than One
@@ -20,6 +22,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -71,7 +74,8 @@ typedef struct {
 /* RFC 3629 §4: UTF8-tail = %x80-BF */
 static inline int is_continuation(uint8_t b) { return b >= 0x80 && b <= 0xBF; }
 
-/* The refused sets of _policy.py, restated with the same citations. */
+/* The refused sets of _policy.py, restated with the same citations; check_sets()
+ * proves them equal at import. */
 static int refused_ascii(uint8_t c, unsigned mask) {
     /* U+0000 is governed by allow_nul alone. */
     if (c == 0x00)
@@ -342,18 +346,22 @@ static PyObject *kinds[K_COUNT]; /* utf8guard._violation.Kind members, in order 
 static PyObject *cached_policy;  /* last policy seen, and its refusal mask */
 static unsigned cached_mask;
 
+/* Policy's allow_* fields, in the order of enum refuse; the set FLAGS[i] refuses has
+ * Kind K_NONCHARACTER + i (both checked at import by check_sets). */
+static const char *const FLAGS[] = {
+    "allow_noncharacters", "allow_nul",         "allow_controls",
+    "allow_bidi_controls", "allow_private_use", "allow_bom",
+};
+#define FLAG_COUNT ((int)(sizeof FLAGS / sizeof FLAGS[0]))
+
 static int policy_mask(PyObject *policy, unsigned *mask) {
-    static const char *const flags[] = {
-        "allow_noncharacters", "allow_nul",         "allow_controls",
-        "allow_bidi_controls", "allow_private_use", "allow_bom",
-    };
     if (policy == cached_policy) {
         *mask = cached_mask;
         return 0;
     }
     unsigned m = 0;
-    for (unsigned i = 0; i < sizeof flags / sizeof flags[0]; i++) {
-        PyObject *value = PyObject_GetAttrString(policy, flags[i]);
+    for (int i = 0; i < FLAG_COUNT; i++) {
+        PyObject *value = PyObject_GetAttrString(policy, FLAGS[i]);
         if (value == NULL)
             return -1;
         int allowed = PyObject_IsTrue(value);
@@ -548,7 +556,9 @@ static int load_leads(void) {
         if (rc == 0 && ((length == 1) != (b < 0x80) ||
                         (length == 0 && lead->alone < 0) ||
                         (length >= 2 && (lead->below < 0 || lead->above < 0)))) {
-            PyErr_Format(PyExc_ValueError, "LEADS[0x%02X] is inconsistent", b);
+            char hex[4]; /* PyErr_Format has no %X before Python 3.12 */
+            snprintf(hex, sizeof hex, "%02X", b);
+            PyErr_Format(PyExc_ValueError, "LEADS[0x%s] is inconsistent", hex);
             rc = -1;
         }
     }
@@ -578,8 +588,155 @@ static int load_kinds(void) {
     return rc;
 }
 
+/* Fail unless Policy's init fields are exactly FLAGS, in order: a flag C did not know
+ * would be ignored, and what it refuses let through. */
+static int check_flags(PyObject *policy_type) {
+    PyObject *dataclasses = PyImport_ImportModule("dataclasses");
+    if (dataclasses == NULL)
+        return -1;
+    PyObject *fields = PyObject_CallMethod(dataclasses, "fields", "O", policy_type);
+    Py_DECREF(dataclasses);
+    if (fields == NULL)
+        return -1;
+    int count = 0, rc = 0;
+    Py_ssize_t n = PySequence_Size(fields);
+    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+        PyObject *field = PySequence_GetItem(fields, i);
+        PyObject *init = field ? PyObject_GetAttrString(field, "init") : NULL;
+        PyObject *name = field ? PyObject_GetAttrString(field, "name") : NULL;
+        if (init == NULL || name == NULL) {
+            rc = -1;
+        } else if (PyObject_IsTrue(init)) {
+            if (count >= FLAG_COUNT ||
+                PyUnicode_CompareWithASCIIString(name, FLAGS[count]) != 0) {
+                PyErr_Format(PyExc_ValueError,
+                             "Policy field %R is not the flag _speedups expects", name);
+                rc = -1;
+            }
+            count++;
+        }
+        Py_XDECREF(field);
+        Py_XDECREF(init);
+        Py_XDECREF(name);
+    }
+    Py_DECREF(fields);
+    if (rc == 0 && count != FLAG_COUNT) {
+        PyErr_Format(PyExc_ValueError, "Policy has %d flags, _speedups knows %d", count,
+                     FLAG_COUNT);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* The ranges utf8guard._policy refuses under FLAGS[flag] alone: refused_ranges() of a
+ * Policy that turns off only that flag, which must name Kind K_NONCHARACTER + flag. */
+static PyObject *python_ranges(PyObject *policy_module, PyObject *policy_type,
+                               int flag) {
+    PyObject *kwargs = PyDict_New();
+    for (int i = 0; kwargs != NULL && i < FLAG_COUNT; i++) {
+        if (PyDict_SetItemString(kwargs, FLAGS[i], i == flag ? Py_False : Py_True) < 0)
+            Py_CLEAR(kwargs);
+    }
+    if (kwargs == NULL)
+        return NULL;
+    PyObject *empty = PyTuple_New(0);
+    PyObject *policy = empty ? PyObject_Call(policy_type, empty, kwargs) : NULL;
+    Py_XDECREF(empty);
+    Py_DECREF(kwargs);
+    if (policy == NULL)
+        return NULL;
+    PyObject *refused = PyObject_CallMethod(policy_module, "refused_ranges", "O", policy);
+    Py_DECREF(policy);
+    if (refused == NULL)
+        return NULL;
+    PyObject *kind = NULL, *ranges = NULL;
+    if (PyTuple_Check(refused) && PyTuple_GET_SIZE(refused) == 1 &&
+        PyArg_ParseTuple(PyTuple_GET_ITEM(refused, 0), "OO", &kind, &ranges) &&
+        kind == kinds[K_NONCHARACTER + flag]) {
+        Py_INCREF(ranges);
+    } else {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "refused_ranges() for %s alone is not one set "
+                     "of the expected Kind", FLAGS[flag]);
+        ranges = NULL;
+    }
+    Py_DECREF(refused);
+    return ranges;
+}
+
+/* The kind C refuses code point cp as under mask, or -1. */
+static int c_refused(uint32_t cp, unsigned mask) {
+    return cp < 0x80 ? refused_ascii((uint8_t)cp, mask) : refused_code_point(cp, mask);
+}
+
+/* Read ranges[i] as (lo, hi); fail unless it starts at or after `next` and lies in
+ * U+0000..U+10FFFF. */
+static int read_range(PyObject *ranges, Py_ssize_t i, unsigned long next, int flag,
+                      unsigned long *lo, unsigned long *hi) {
+    PyObject *range = PySequence_GetItem(ranges, i);
+    int ok = range != NULL && PyArg_ParseTuple(range, "kk", lo, hi);
+    Py_XDECREF(range);
+    if (!ok)
+        return -1;
+    if (*lo < next || *lo > *hi || *hi > 0x10FFFF) {
+        PyErr_Format(PyExc_ValueError, "%s: ranges not sorted and disjoint",
+                     FLAGS[flag]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Fail unless C refuses exactly `ranges` (sorted, disjoint) under FLAGS[flag]: every
+ * code point from U+0000 to U+10FFFF is compared. */
+static int check_set(PyObject *ranges, int flag) {
+    Py_ssize_t n = PySequence_Size(ranges);
+    if (n < 0)
+        return -1;
+    unsigned long next = 0, lo = 0, hi = 0;
+    for (Py_ssize_t i = 0; i < n; i++, next = hi + 1)
+        if (read_range(ranges, i, next, flag, &lo, &hi) < 0)
+            return -1;
+    next = 0;
+    for (Py_ssize_t i = 0; i <= n; i++, next = hi + 1) {
+        lo = hi = 0x110000; /* past the last range: only the gap before it is left */
+        if (i < n && read_range(ranges, i, next, flag, &lo, &hi) < 0)
+            return -1;
+        for (unsigned long cp = next; cp < 0x110000 && cp <= hi; cp++) {
+            int want = cp >= lo ? K_NONCHARACTER + flag : -1;
+            if (c_refused((uint32_t)cp, 1u << flag) != want) {
+                char hex[16]; /* PyErr_Format has no %X before Python 3.12 */
+                snprintf(hex, sizeof hex, "%04lX", cp);
+                PyErr_Format(PyExc_ValueError,
+                             "_speedups and utf8guard._policy disagree on U+%s under %s",
+                             hex, FLAGS[flag]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The C copies of the policy's code-point sets (refused_ascii, refused_code_point;
+ * the SIMD filters are supersets of them, tested per instruction set) must equal
+ * _policy.py's tables, as LEADS must equal _tables.py's. */
+static int check_sets(void) {
+    PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
+    if (policy_module == NULL)
+        return -1;
+    PyObject *policy_type = PyObject_GetAttrString(policy_module, "Policy");
+    int rc = policy_type != NULL && check_flags(policy_type) == 0 ? 0 : -1;
+    for (int flag = 0; rc == 0 && flag < FLAG_COUNT; flag++) {
+        PyObject *ranges = python_ranges(policy_module, policy_type, flag);
+        rc = ranges != NULL && check_set(ranges, flag) == 0 ? 0 : -1;
+        Py_XDECREF(ranges);
+    }
+    Py_XDECREF(policy_type);
+    Py_DECREF(policy_module);
+    return rc;
+}
+
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (load_kinds() < 0 || load_leads() < 0)
+    if (load_kinds() < 0 || load_leads() < 0 || check_sets() < 0)
         return NULL;
     for (int i = ISA_COUNT - 1; i > 0; i--) {
         if (isa_supported(i)) {

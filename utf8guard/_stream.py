@@ -30,6 +30,19 @@ __all__ = ["IncrementalValidator", "iter_stream_violations", "repair_stream"]
 Segment = tuple[BytesLike, int, int, int]
 
 
+def _may_continue(buf: BytesLike, lead: int, end: int) -> bool:
+    """False when the bytes from ``buf[lead]`` to ``end`` can start no well-formed
+    sequence, so the violation is known without waiting for more bytes.
+
+    Table 3-7: only the second byte's range depends on the lead (``E0 80..9F``,
+    ``ED A0..BF``, ``F0 80..8F``, ``F4 90..BF`` are ruled out); the bytes after the
+    lead are already known to be continuation bytes. CPython's incremental decoder and
+    Rust's ``Utf8Error::error_len`` also fail at once (CPython waits after ``ED A0``).
+    """
+    row = LEADS[buf[lead]]
+    return end - lead < 2 or row.lo <= buf[lead + 1] <= row.hi
+
+
 class _Splitter:
     """Cut chunks into segments at positions no span crosses; hold at most 3 bytes."""
 
@@ -67,7 +80,7 @@ class _Splitter:
         while taken < min(need, len(buf)) and is_continuation(buf[taken]):
             taken += 1
         joined = self.pending + bytes(buf[:taken])
-        if taken < need and taken == len(buf):
+        if taken < need and taken == len(buf) and _may_continue(joined, 0, len(joined)):
             self.pending = joined
             return None, taken
         self.pending = b""
@@ -80,7 +93,8 @@ class _Splitter:
         for pos in range(end - 1, max(end - MAX_SEQUENCE_BYTES, start - 1), -1):
             length = LEADS[buf[pos]].length
             if length > 1:
-                return pos if end - pos < length else end
+                held = end - pos < length and _may_continue(buf, pos, end)
+                return pos if held else end
             if not is_continuation(buf[pos]):
                 return end
         return end

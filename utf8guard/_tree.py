@@ -17,6 +17,7 @@ from typing import Final, TypeVar
 
 from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from ._pathrules import DEFAULT_IGNORABLES, PLATFORMS
+from ._ranges import in_ranges
 from .paths import PathViolation, UnsafePathError, check_path, safe_filename
 
 __all__ = ["add_scan_parser", "run_scan"]
@@ -63,7 +64,7 @@ def _escape_char(ch: str) -> str:
         return f"\\x{cp - 0xDC00:02x}"
     if ch == "\\":
         return "\\\\"
-    invisible = any(lo <= cp <= hi for lo, hi in DEFAULT_IGNORABLES)
+    invisible = in_ranges(cp, DEFAULT_IGNORABLES)
     if ch.isprintable() and not invisible:
         return ch
     return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote, quote_plus
 
+from .._pathrules import LOOKALIKE_SEPARATORS
 from .._policy import Policy
 from .._repair import repair
 from .._scan import find_violation, iter_violations
@@ -24,42 +25,6 @@ __all__ = [
     "normalize_head",
 ]
 
-#: Code points that become or pass for ``/``, ``\\`` or ``.``, as inclusive ranges.
-#: First those whose NFKC form contains one of them (UAX #15; computed from the UCD
-#: and checked against ``unicodedata`` by tests/middleware/test_request.py), then the
-#: confusables with prototype ``/``, ``\\`` or ``.`` from UTS #39 confusables.txt that
-#: NFKC leaves alone (U+2215 DIVISION SLASH, U+2044 FRACTION SLASH ...).
-LOOKALIKE_SEPARATORS: Final = (
-    # NFKC: one dot leader .. ellipsis; a/c, a/s; c/o, c/u; digit full stops 1. .. 20.
-    (0x2024, 0x2026),
-    (0x2100, 0x2101),
-    (0x2105, 0x2106),
-    (0x2488, 0x249B),
-    # NFKC: squared a.m., Co., p.m.; vertical ellipsis, two dot leader, small full
-    # stop, small reverse solidus; fullwidth . / \\; digit zero full stop
-    (0x33C2, 0x33C2),
-    (0x33C7, 0x33C7),
-    (0x33D8, 0x33D8),
-    (0xFE19, 0xFE19),
-    (0xFE30, 0xFE30),
-    (0xFE52, 0xFE52),
-    (0xFE68, 0xFE68),
-    (0xFF0E, 0xFF0F),
-    (0xFF3C, 0xFF3C),
-    (0x1F100, 0x1F100),
-    # confusables.txt: Syriac supralinear/sublinear full stop, fraction slash,
-    # division slash, set minus, box diagonals, reverse solidus operator, big solidus,
-    # big reverse solidus, Lisu tone mya ti, Vai full stop, Kharoshthi dot
-    (0x0701, 0x0702),
-    (0x2044, 0x2044),
-    (0x2215, 0x2216),
-    (0x2571, 0x2572),
-    (0x29F5, 0x29F5),
-    (0x29F8, 0x29F9),
-    (0xA4F8, 0xA4F8),
-    (0xA60E, 0xA60E),
-    (0x10A50, 0x10A50),
-)
 # UTF-8 is self-synchronising, so searching the encoded forms finds exactly the code
 # points, even among ill-formed bytes, with byte offsets.
 _LOOKALIKE: Final = re.compile(
