@@ -9,6 +9,7 @@ environment, so a test run that dies cannot leave a server behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -149,7 +150,8 @@ class ServerProcess:
 
     ``inherit_socket``: the command gets the number of an inherited listening
     socket; otherwise it gets a free port to bind. ``ready`` is a request that must
-    get any HTTP response before the server counts as started.
+    get any HTTP response before the server counts as started. ``log``: a file for
+    the server's stderr (appended to across restarts); by default it inherits ours.
     """
 
     def __init__(
@@ -159,35 +161,31 @@ class ServerProcess:
         env: Mapping[str, str],
         inherit_socket: bool = True,
         ready: bytes = b"GET /ready HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+        log: Path | None = None,
     ) -> None:
         self._command, self._env = command, dict(os.environ, **env)
-        self._inherit, self._ready = inherit_socket, ready
+        self._inherit, self._ready, self._log = inherit_socket, ready, log
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         """Start the server and wait until it answers (or raise RuntimeError)."""
-        if self._inherit:
-            listener = listening_socket()
-            self.port = listener.getsockname()[1]
+        listener = listening_socket() if self._inherit else None
+        self.port = free_port() if listener is None else listener.getsockname()[1]
+        fds = () if listener is None else (listener.fileno(),)
+        with contextlib.ExitStack() as stack:
+            log = None if self._log is None else stack.enter_context(self._log.open("ab"))
             self._process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-                self._command(listener.fileno()),
+                self._command(fds[0] if fds else self.port),
                 cwd=ROOT,
                 env=self._env,
-                pass_fds=[listener.fileno()],
+                pass_fds=fds,
                 stdout=subprocess.DEVNULL,
+                stderr=log,
                 start_new_session=True,
             )
+        if listener is not None:
             listener.close()
-        else:
-            self.port = free_port()
-            self._process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-                self._command(self.port),
-                cwd=ROOT,
-                env=self._env,
-                stdout=subprocess.DEVNULL,
-                start_new_session=True,
-            )
         self._wait_ready()
 
     def _wait_ready(self) -> None:
