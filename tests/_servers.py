@@ -1,4 +1,4 @@
-"""Servers in subprocesses on 127.0.0.1 and raw HTTP/1.1 over sockets, for every e2e test.
+"""Servers in subprocesses on 127.0.0.1 and raw HTTP/1.1 over sockets, for e2e tests.
 
 Raw sockets, so no client normalises the path or re-encodes a header (httpx and
 requests do both). A server gets an inherited listening socket (``fd``) or, for
@@ -174,7 +174,9 @@ class ServerProcess:
         self.port = free_port() if listener is None else listener.getsockname()[1]
         fds = () if listener is None else (listener.fileno(),)
         with contextlib.ExitStack() as stack:
-            log = None if self._log is None else stack.enter_context(self._log.open("ab"))
+            log = (
+                None if self._log is None else stack.enter_context(self._log.open("ab"))
+            )
             self._process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
                 self._command(fds[0] if fds else self.port),
                 cwd=ROOT,

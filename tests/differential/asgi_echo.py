@@ -16,6 +16,7 @@ from typing import TypeVar
 from fastapi import FastAPI
 from pydantic import BaseModel
 from starlette.applications import Starlette
+from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
@@ -37,15 +38,23 @@ from .echo import (
 
 T = TypeVar("T")
 METHODS = ["GET", "POST", "PUT"]
+#: The catch-all route: every path, CR and LF too, must reach the echo.
+CATCH_ALL = "/{path:everything}"
+
+
+class EverythingConvertor(PathConvertor):
+    """``path``, but "." matches line breaks too (a 404 would hide issue 11 F6)."""
+
+    regex = "(?s:.*)"
 
 
 async def _attempt(
     document: Document, key: str, read: Callable[[], Awaitable[T]]
 ) -> T | None:
-    """``await read()``; a framework exception is recorded under ``key`` (echo.attempt)."""
+    """``await read()``; a framework exception is recorded (as echo.attempt does)."""
     try:
         return await read()
-    except Exception as exc:  # noqa: BLE001  # recorded in the echo, never dropped
+    except Exception as exc:  # recorded in the echo, never dropped
         errors = document["errors"]
         assert isinstance(errors, dict)
         errors[key] = type(exc).__name__
@@ -111,7 +120,8 @@ async def _starlette_echo(request: Request) -> Response:
 
 def starlette_app() -> ASGIApp:
     """The guarded Starlette echo app: one catch-all route."""
-    app = Starlette(routes=[Route("/{path:path}", _starlette_echo, methods=METHODS)])
+    register_url_convertor("everything", EverythingConvertor())
+    app = Starlette(routes=[Route(CATCH_ALL, _starlette_echo, methods=METHODS)])
     return _guarded(app)
 
 
@@ -123,6 +133,7 @@ class Item(BaseModel):
 
 def fastapi_app() -> ASGIApp:
     """The guarded FastAPI echo app: a body-model route and a catch-all."""
+    register_url_convertor("everything", EverythingConvertor())
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
 
     @app.post("/model")
@@ -131,7 +142,7 @@ def fastapi_app() -> ASGIApp:
         document["model"] = item.model_dump()
         return _respond(document)
 
-    @app.api_route("/{path:path}", methods=METHODS)
+    @app.api_route(CATCH_ALL, methods=METHODS)
     async def catch_all(request: Request) -> Response:
         return _respond(await echo_document(request, "fastapi"))
 

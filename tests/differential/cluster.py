@@ -26,7 +26,9 @@ LIFETIME_SECONDS: Final = 900
 
 def missing_module(stack: Stack) -> str | None:
     """The first module ``stack`` needs that is not installed, or None."""
-    return next((m for m in stack.requires if importlib.util.find_spec(m) is None), None)
+    return next(
+        (m for m in stack.requires if importlib.util.find_spec(m) is None), None
+    )
 
 
 class Cluster:
@@ -71,7 +73,9 @@ class Cluster:
 
     def _send(self, row: Row) -> dict[str, Verdict]:
         names = [name for name in self.servers if name not in self.failed]
-        exchanges = dict(zip(names, self._pool.map(self._exchange(row), names)))
+        exchanges = dict(
+            zip(names, self._pool.map(self._exchange(row), names), strict=True)
+        )
         hung = [name for name, result in exchanges.items() if result.hung]
         self._each(hung, self._restart)
         return {name: judge(row, result) for name, result in exchanges.items()}

@@ -28,10 +28,9 @@ from .wsgi_dispatch import guarded
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
 
+
 def _read_form(request: HttpRequest, document: Document) -> None:
-    put_pairs(
-        document, "form", [(k, v) for k, vs in request.POST.lists() for v in vs]
-    )
+    put_pairs(document, "form", [(k, v) for k, vs in request.POST.lists() for v in vs])
     document["files"] = [
         file_entry(name, upload.name, upload.read())
         for name, uploads in request.FILES.lists()

@@ -59,7 +59,7 @@ def attempt(document: Document, key: str, read: Callable[[], T]) -> T | None:
     """
     try:
         return read()
-    except Exception as exc:  # noqa: BLE001  # recorded in the echo, never dropped
+    except Exception as exc:  # recorded in the echo, never dropped
         errors = document["errors"]
         assert isinstance(errors, dict)
         errors[key] = type(exc).__name__
@@ -84,7 +84,7 @@ def file_entry(field: str, filename: str | None, content: bytes) -> list[object]
 
 
 def dumps(document: Document) -> bytes:
-    """The document as ASCII JSON: every non-ASCII code point escaped, surrogates too."""
+    """The document as ASCII JSON: each non-ASCII code point escaped, surrogates too."""
     return json.dumps(document, ensure_ascii=True).encode("ascii")
 
 

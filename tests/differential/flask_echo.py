@@ -12,6 +12,7 @@ import os
 import sys
 
 from flask import Flask, Response, request
+from werkzeug.routing import PathConverter
 
 from .echo import Document, attempt, dumps, file_entry, new_document, put_pairs
 from .wsgi_dispatch import guarded
@@ -29,7 +30,9 @@ def echo_document() -> Document:
     """What Flask parsed, read through its API (echo.py has the shape)."""
     environ = request.environ
     # The raw target (Gunicorn, Werkzeug); its path, as ASGI's raw_path has.
-    raw = (environ.get("RAW_URI") or environ.get("REQUEST_URI") or "?").partition("?")[0]
+    raw = (environ.get("RAW_URI") or environ.get("REQUEST_URI") or "?").partition("?")[
+        0
+    ]
     document = new_document("flask", request.path, raw or None)
     put_pairs(document, "query", request.args.items(multi=True))
     put_pairs(document, "headers", request.headers.items())
@@ -43,6 +46,14 @@ def echo_document() -> Document:
     return document
 
 
+class EverythingConverter(PathConverter):
+    """``path``, but "." matches line breaks too (a 404 would hide issue 11 F6)."""
+
+    regex = "(?s:.*)"
+    # Werkzeug derives part_isolating from "/" in the regex unless it is set here.
+    part_isolating = False
+
+
 def _view(path: str) -> Response:
     del path  # the echo reports request.path
     return Response(dumps(echo_document()), content_type="application/json")
@@ -50,12 +61,13 @@ def _view(path: str) -> Response:
 
 def create() -> Flask:
     """The Flask echo app; its ``wsgi_app`` is wrapped by the guard."""
-    app = Flask(__name__)
+    # No static route: Flask's /static/<path> would answer 404 before the echo.
+    app = Flask(__name__, static_folder=None)
+    app.url_map.converters["everything"] = EverythingConverter
     methods = ["GET", "POST", "PUT"]
-    app.add_url_rule("/", "view", _view, defaults={"path": ""}, methods=methods)
-    app.add_url_rule("/<path:path>", "view", _view, methods=methods)
+    app.add_url_rule("/<everything:path>", "view", _view, methods=methods)
     # Flask declares wsgi_app a method, and documents replacing it this way.
-    app.wsgi_app = guarded(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = guarded(app.wsgi_app)  # type: ignore[method-assign,assignment]
     return app
 
 

@@ -17,7 +17,10 @@ from .._servers import Response
 from .rows import Expect, Row
 
 #: Outcomes that pass; the rest fail the test.
-GOOD: Final = frozenset({"refused", "server-4xx", "closed", "passed"})
+GOOD: Final = frozenset({"refused", "server-refused", "closed", "passed"})
+#: 5xx statuses a server sends on its own to refuse a request it cannot parse: RFC
+#: 9112 §6.1 (501 for a transfer coding it does not implement), RFC 9110 §15.6.6.
+PROTOCOL_REFUSALS: Final = frozenset({501, 505})
 #: Echo fields that name something in the request path or a file system.
 NAME_FIELDS: Final = frozenset({"path", "raw_path", "filename"})
 #: Fields where controls (C0, DEL, C1) must never arrive (SECURITY.md, issue 11 F6).
@@ -28,6 +31,11 @@ BYTE_FIELDS: Final = frozenset({"raw_path", "headers", "cookies"})
 #: UAX #9 §2: the explicit directional formatting characters and marks.
 BIDI_CONTROLS: Final = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+#: UTS #39 confusables.txt: look-alikes of "/" and "\\" that NFKC leaves alone
+#: (FRACTION SLASH, DIVISION SLASH, BOX DRAWINGS, BIG SOLIDUS, SET MINUS ...).
+CONFUSABLE_SEPARATORS: Final = frozenset(
+    "\u2044\u2215\u2571\u27cb\u29f8\u3033\u2216\u2572\u27cd\u29f5\u29f9"
 )
 #: Segment separators that some layer splits a path at (Windows, Tomcat, IIS).
 SEGMENT_SEPARATORS: Final = ("/", "\\", ";")
@@ -64,8 +72,12 @@ def judge(row: Row, exchange: Exchange) -> Verdict:
     response = exchange.response
     if response is None:
         return _refused(row, Verdict("closed", "closed without an answer"))
-    if response.status >= 500:
+    if response.status >= 500 and response.status not in PROTOCOL_REFUSALS:
         return Verdict("5xx", f"status {response.status}")
+    if response.status == 404:
+        # Every echo app routes every path to its echo: a 404 means the row never
+        # reached the code under test (it hid F6 until the routes matched CR LF).
+        return Verdict("wrong", "404: the echo's catch-all route did not match")
     if response.status >= 300:
         return _refused(row, _refusal(response))
     return _passed(row, response)
@@ -75,7 +87,7 @@ def _refusal(response: Response) -> Verdict:
     media_type = (response.header(b"content-type") or b"").split(b";")[0]
     if media_type == b"application/problem+json" and response.status in (400, 413):
         return Verdict("refused", f"guard {response.status}")
-    return Verdict("server-4xx", f"status {response.status}")
+    return Verdict("server-refused", f"status {response.status}")
 
 
 def _refused(row: Row, verdict: Verdict) -> Verdict:
@@ -175,7 +187,10 @@ def _generic(field: str, text: str, *, fffd_ok: bool) -> Iterator[str]:
 
 
 def _is_lookalike(char: str) -> bool:
-    # UAX #15: a character whose NFKC form holds "/", "\" or "." but is not one.
+    # UAX #15: a character whose NFKC form holds "/", "\" or "." but is not one
+    # (U+FF0F, U+2024, U+FE68 ...); UTS #39 adds those NFKC leaves alone.
+    if char in CONFUSABLE_SEPARATORS:
+        return True
     folded = unicodedata.normalize("NFKC", char)
     return char not in "/\\." and any(c in folded for c in "/\\.")
 
@@ -201,7 +216,7 @@ def _mismatches(row: Row, document: dict[str, object]) -> Iterator[str]:
                 yield f"{key}: the framework raised {errors[key]}"
             continue
         if key not in document:
-            continue  # this framework has no such API (Django: json; only FastAPI: model)
+            continue  # no such API here (Django has no "json", only FastAPI "model")
         got = document[key]
         if key in BYTE_FIELDS and isinstance(got, list):
             got = [[name, byte_view(value)] for name, value in got]

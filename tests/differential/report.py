@@ -43,7 +43,7 @@ def matrix_lines(cluster: Cluster) -> Iterator[str]:
         own = [
             f"{name} ({verdict.detail})"
             for name, verdict in verdicts.items()
-            if verdict.outcome in ("server-4xx", "closed")
+            if verdict.outcome in ("server-refused", "closed")
         ]
         if own:
             yield f"  {row}: " + ", ".join(own)

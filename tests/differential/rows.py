@@ -19,7 +19,7 @@ class Expect(enum.Enum):
     #: Issue 11 says refuse it: a 2xx fails even with a clean echo ("allowed").
     REFUSE = "refuse"
     #: A valid request: 2xx with the expected echo, on every stack.
-    PASS = "pass"
+    PASS = "pass"  # noqa: S105  # a verdict, not a password
     #: Either verdict is fine; if it passes, the expected echo must hold for every
     #: part the framework parsed (framing a server does not support, F7's size).
     EITHER = "either"
@@ -61,7 +61,7 @@ def http(
     *,
     length: bool = True,
 ) -> bytes:
-    """A raw HTTP/1.1 request; ``length=False`` leaves the body's framing to ``headers``."""
+    """A raw HTTP/1.1 request; ``length=False``: ``headers`` frame the body."""
     lines = [method + b" " + target + b" HTTP/1.1", b"Host: t", b"Connection: close"]
     lines += [name + b": " + value for name, value in headers]
     if length and (body or method != b"GET"):

@@ -41,7 +41,7 @@ def _uvicorn(http: str, factory: str) -> Callable[[int], Sequence[str]]:
 
 def _hypercorn(factory: str) -> Callable[[int], Sequence[str]]:
     def command(fd: int) -> Sequence[str]:
-        # --workers 0: serve in this process (hypercorn/run.py), so its PID is the server.
+        # --workers 0: serve in this process (hypercorn/run.py): its PID is the server.
         return [
             *(sys.executable, "-m", "hypercorn", "--bind", f"fd://{fd}"),
             *("--workers", "0", "--log-level", "warning", factory),

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  # a table of data: one request per line reads best
 """The differential table: every raw request of issue 11 (F1-F14) and its variants.
 
 Each row cites the finding, rule or RFC it tests. ``refuse`` rows must get a 4xx
@@ -33,7 +34,9 @@ ESCAPES: Final = 16384
 #: Issue 11 F7: 4 MiB bodies, kept under the guard's default limit (4 MiB).
 FORM_BYTES: Final = 4 * 1024 * 1024 - 1024
 #: A PNG signature and IHDR start, then bytes that would be invalid as UTF-8.
-PNG: Final = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\xff\xd8\xc0\xaf\xed\xa0\x80"
+PNG: Final = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\xff\xd8\xc0\xaf\xed\xa0\x80"
+)
 SCRIPT: Final = b"+ADw-script+AD4-"  # "<script>" in UTF-7 (RFC 2152)
 
 
@@ -270,10 +273,10 @@ BODY_ATTACKS: Final = (
     # Also found: E0 80 can start no well-formed sequence (Table 3-7); split it.
     either("also-e0-80-split-across-chunks", http(b"POST", b"/t", TEXT + CHUNKED, chunks(b"a\xe0", b"\x80b"), length=False)),
     # RFC 9112 §6.3: repeated or conflicting framing headers (request smuggling).
-    either("framing-duplicate-content-length", http(b"POST", b"/model", JSON + ((b"Content-Length", b"15"), (b"Content-Length", b"15")), _SURROGATE_JSON, length=False)),
-    either("framing-conflicting-content-length", http(b"POST", b"/model", JSON + ((b"Content-Length", b"3"), (b"Content-Length", b"15")), _SURROGATE_JSON, length=False)),
-    either("framing-duplicate-transfer-encoding", http(b"POST", b"/model", JSON + CHUNKED + CHUNKED, chunks(_SURROGATE_JSON), length=False)),
-    either("framing-te-and-content-length", http(b"POST", b"/model", JSON + CHUNKED + ((b"Content-Length", b"3"),), chunks(_SURROGATE_JSON), length=False)),
+    either("framing-duplicate-content-length", http(b"POST", b"/model", (*JSON, (b"Content-Length", b"15"), (b"Content-Length", b"15")), _SURROGATE_JSON, length=False)),
+    either("framing-conflicting-content-length", http(b"POST", b"/model", (*JSON, (b"Content-Length", b"3"), (b"Content-Length", b"15")), _SURROGATE_JSON, length=False)),
+    either("framing-duplicate-transfer-encoding", http(b"POST", b"/model", (*JSON, *CHUNKED, *CHUNKED), chunks(_SURROGATE_JSON), length=False)),
+    either("framing-te-and-content-length", http(b"POST", b"/model", (*JSON, *CHUNKED, (b"Content-Length", b"3")), chunks(_SURROGATE_JSON), length=False)),
     either("framing-duplicate-content-type", http(b"POST", b"/model", ((b"Content-Type", b"application/octet-stream"), *JSON), _SURROGATE_JSON)),
 )  # fmt: skip
 
