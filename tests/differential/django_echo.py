@@ -46,9 +46,23 @@ def echo(request: HttpRequest) -> HttpResponse:
     document = new_document("django", request.path, raw or None)
     # The body first: Django then parses POST and FILES from the cached bytes.
     body = attempt(document, "data", lambda: bytes(request.body)) or b""
-    put_pairs(document, "query", [(k, v) for k, vs in request.GET.lists() for v in vs])
-    put_pairs(document, "headers", request.headers.items())
-    put_pairs(document, "cookies", request.COOKIES.items())
+    attempt(
+        document,
+        "query",
+        lambda: put_pairs(
+            document, "query", [(k, v) for k, vs in request.GET.lists() for v in vs]
+        ),
+    )
+    attempt(
+        document,
+        "headers",
+        lambda: put_pairs(document, "headers", request.headers.items()),
+    )
+    attempt(
+        document,
+        "cookies",
+        lambda: put_pairs(document, "cookies", request.COOKIES.items()),
+    )
     attempt(document, "form", lambda: _read_form(request, document))
     document["json_loads"] = attempt(document, "json_loads", lambda: json.loads(body))
     document["encoding"] = request.encoding

@@ -34,9 +34,21 @@ def echo_document() -> Document:
         0
     ]
     document = new_document("flask", request.path, raw or None)
-    put_pairs(document, "query", request.args.items(multi=True))
-    put_pairs(document, "headers", request.headers.items())
-    put_pairs(document, "cookies", request.cookies.items(multi=True))
+    attempt(
+        document,
+        "query",
+        lambda: put_pairs(document, "query", request.args.items(multi=True)),
+    )
+    attempt(
+        document,
+        "headers",
+        lambda: put_pairs(document, "headers", request.headers.items()),
+    )
+    attempt(
+        document,
+        "cookies",
+        lambda: put_pairs(document, "cookies", request.cookies.items(multi=True)),
+    )
     # Form first: Werkzeug parses a form from the stream, and get_data() after it
     # still returns the body of every other type.
     attempt(document, "form", lambda: _read_form(document))

@@ -4,6 +4,23 @@ Seven servers (uvicorn with h11 and with httptools, Hypercorn, Gunicorn's sync
 worker twice, Werkzeug's development server, Django's ``runserver``); the three ASGI
 servers run the Starlette and the FastAPI app each, so ten stacks in all. Each is one
 worker process with the framework's defaults, as a user would start it.
+
+What each server refuses by itself, before any app (observed on the pinned versions;
+the suite prints it after every run, and counts it as refused):
+
+- uvicorn (h11 and httptools) and Hypercorn: raw non-ASCII bytes in the request
+  target, valid UTF-8 included (400); conflicting Content-Length (400); a repeated
+  Transfer-Encoding (400; Hypercorn 501, RFC 9112 §6.1). httptools also refuses a
+  repeated identical Content-Length and Transfer-Encoding with Content-Length.
+- Gunicorn: request lines over 4094 bytes (414, so F1 never reaches the guard there),
+  raw non-ASCII targets, repeated Content-Length, Transfer-Encoding or Content-Type.
+- Werkzeug's server: takes raw bytes in the target (decoded as Latin-1, handed on
+  as UTF-8: issue 11 §8) but refuses raw ``ED A0 80``; a chunk extension or trailer
+  ends in a 500 under the guard today (F11).
+- ``runserver`` (wsgiref): takes raw bytes in the target; passes no raw target
+  (``raw_path`` is None) and does not de-chunk, so Django reads an empty body for a
+  chunked request.
+- FastAPI's ``/model`` answers 422 to a body that does not validate (F9 rows).
 """
 
 from __future__ import annotations
