@@ -125,6 +125,12 @@ CONTROLS: Final = (
         _mp(part(_FILE + b'"pixel.png"', PNG, b"Content-Type: image/png")),
         files=[["f", "pixel.png", PNG.hex()]],
     ),
+    # emoji-variation-sequences.txt: U+2764 U+FE0F is a sequence Unicode defines.
+    control(
+        "clean-filename-emoji-variation",
+        _mp(part(_FILE + '"\u2764\ufe0f.txt"'.encode(), b"x")),
+        files=[["f", "\u2764\ufe0f.txt", b"x".hex()]],
+    ),
     control("clean-binary-body", post(b"/ctl", _ctype(b"image/png"), PNG)),
     control(
         "clean-cookie",
@@ -331,6 +337,9 @@ MULTIPART_ATTACKS: Final = (
     # F8: a part with no filename is a form field: Starlette decoded it as Latin-1.
     either("F8-octet-stream-part-no-filename", _mp(part(b'name="v"', b"\xc0\xaf\xed\xa0\x80", b"Content-Type: application/octet-stream")), "À¯"),
     either("F8-image-part-no-filename", _mp(part(b'name="v"', b"\xc0\xaf", b"Content-Type: image/png")), "À¯"),
+    # Also found: U+FE0F (a variation selector) after a character that has no
+    # variation sequence is invisible padding (StandardizedVariants.txt, emoji-variation-sequences.txt).
+    either("also-filename-fe0f-after-lambda", _mp(part(_FILE + '"\u03bb\ufe0f.txt"'.encode(), b"x")), "\u03bb\ufe0f"),
     refuse("multipart-value-invalid", _mp(part(b'name="c"', b"x\xff"))),
     refuse("multipart-value-noncharacter", _mp(part(b'name="c"', _FFFE))),
     refuse("multipart-name-overlong", _mp(part(b'name="a\xc0\xaf"', b"x")), "À¯"),
