@@ -28,8 +28,8 @@ from utf8guard.middleware.asgi import ASGIApp, Receive, Scope, Send
 from .echo import (
     NORMALIZE_PREFIX,
     Document,
-    attempt,
     dumps,
+    echo_pairs,
     exit_later,
     file_entry,
     latin1,
@@ -83,21 +83,9 @@ async def echo_document(request: Request, app: str) -> Document:
     """What the framework parsed, read through its API (echo.py has the shape)."""
     raw_path = request.scope.get("raw_path")
     document = new_document(app, request.scope["path"], latin1(raw_path))
-    attempt(
-        document,
-        "query",
-        lambda: put_pairs(document, "query", request.query_params.multi_items()),
-    )
-    attempt(
-        document,
-        "headers",
-        lambda: put_pairs(document, "headers", request.headers.items()),
-    )
-    attempt(
-        document,
-        "cookies",
-        lambda: put_pairs(document, "cookies", request.cookies.items()),
-    )
+    echo_pairs(document, "query", request.query_params.multi_items)
+    echo_pairs(document, "headers", request.headers.items)
+    echo_pairs(document, "cookies", request.cookies.items)
     document["json"] = await _attempt(document, "json", request.json)
     document["json_loads"] = await _attempt(
         document, "json_loads", lambda: _loads(request)

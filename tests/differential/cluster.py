@@ -2,8 +2,9 @@
 
 A row goes to every stack at the same time (one request per stack at a time, so a
 stack's answer never depends on another row), and its answers are kept for the
-row's tests. A stack that hung is restarted before the next row, so one freeze is
-one failure, not a cascade.
+row's tests. A stack that hung or failed is restarted before the next row, so one
+freeze or crash is one failure, not a cascade. Each server's stderr goes to a log
+file the failure messages name.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Cluster:
         self.failed: dict[str, str] = {}
         self.servers: dict[str, ServerProcess] = {}
         self.verdicts: dict[str, dict[str, Verdict]] = {}
+        self.logs = logs
         for stack in stacks:
             module = missing_module(stack)
             if module is not None:
@@ -49,9 +51,13 @@ class Cluster:
                 stack.command,
                 env=env,
                 inherit_socket=stack.inherit_socket,
-                log=logs / f"{stack.id}.log",
+                log=self.log(stack.id),
             )
         self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.servers)))
+
+    def log(self, stack: str) -> Path:
+        """The file ``stack``'s server writes its stderr to."""
+        return self.logs / f"{stack}.log"
 
     def start(self) -> None:
         """Start every server at once; one that does not start is recorded."""
@@ -76,8 +82,8 @@ class Cluster:
         exchanges = dict(
             zip(names, self._pool.map(self._exchange(row), names), strict=True)
         )
-        hung = [name for name, result in exchanges.items() if result.hung]
-        self._each(hung, self._restart)
+        broken = [name for name, got in exchanges.items() if got.hung or got.error]
+        self._each(broken, self._restart)
         return {name: judge(row, result) for name, result in exchanges.items()}
 
     def _exchange(self, row: Row) -> Callable[[str], Exchange]:
@@ -92,6 +98,7 @@ class Cluster:
         return send
 
     def _start(self, name: str) -> None:
+        self.failed.pop(name, None)
         try:
             self.servers[name].start()
         except RuntimeError as exc:

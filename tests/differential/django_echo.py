@@ -11,7 +11,11 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from django.http import HttpRequest, HttpResponse  # type: ignore[import-untyped]
+from django.http import (  # type: ignore[import-untyped]
+    HttpRequest,
+    HttpResponse,
+    QueryDict,
+)
 from django.urls import re_path  # type: ignore[import-untyped]
 
 from .echo import (
@@ -19,6 +23,7 @@ from .echo import (
     Document,
     attempt,
     dumps,
+    echo_pairs,
     file_entry,
     new_document,
     put_pairs,
@@ -29,8 +34,12 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
 
 
+def _flat(query: QueryDict) -> list[tuple[str, object]]:
+    return [(name, value) for name, values in query.lists() for value in values]
+
+
 def _read_form(request: HttpRequest, document: Document) -> None:
-    put_pairs(document, "form", [(k, v) for k, vs in request.POST.lists() for v in vs])
+    put_pairs(document, "form", _flat(request.POST))
     document["files"] = [
         file_entry(name, upload.name, upload.read())
         for name, uploads in request.FILES.lists()
@@ -42,27 +51,13 @@ def echo(request: HttpRequest) -> HttpResponse:
     """What Django parsed, read through its API (echo.py has the shape)."""
     meta = request.META
     # The raw target (Gunicorn; runserver has none); its path, as ASGI's raw_path has.
-    raw = (meta.get("RAW_URI") or meta.get("REQUEST_URI") or "?").partition("?")[0]
-    document = new_document("django", request.path, raw or None)
+    raw = meta.get("RAW_URI") or meta.get("REQUEST_URI") or ""
+    document = new_document("django", request.path, raw.partition("?")[0] or None)
     # The body first: Django then parses POST and FILES from the cached bytes.
     body = attempt(document, "data", lambda: bytes(request.body)) or b""
-    attempt(
-        document,
-        "query",
-        lambda: put_pairs(
-            document, "query", [(k, v) for k, vs in request.GET.lists() for v in vs]
-        ),
-    )
-    attempt(
-        document,
-        "headers",
-        lambda: put_pairs(document, "headers", request.headers.items()),
-    )
-    attempt(
-        document,
-        "cookies",
-        lambda: put_pairs(document, "cookies", request.COOKIES.items()),
-    )
+    echo_pairs(document, "query", lambda: _flat(request.GET))
+    echo_pairs(document, "headers", request.headers.items)
+    echo_pairs(document, "cookies", request.COOKIES.items)
     attempt(document, "form", lambda: _read_form(request, document))
     document["json_loads"] = attempt(document, "json_loads", lambda: json.loads(body))
     document["encoding"] = request.encoding

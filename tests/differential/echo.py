@@ -78,6 +78,13 @@ def put_pairs(
         counts[key] = len(items)
 
 
+def echo_pairs(
+    document: Document, key: str, read: Callable[[], Iterable[tuple[str, object]]]
+) -> None:
+    """``put_pairs`` of what ``read()`` returns; an exception is recorded (attempt)."""
+    attempt(document, key, lambda: put_pairs(document, key, read()))
+
+
 def file_entry(field: str, filename: str | None, content: bytes) -> list[object]:
     """One uploaded file as ``[field, filename, content_hex]``."""
     return [field, filename, content[:MAX_FILE_BYTES].hex()]

@@ -14,7 +14,15 @@ import sys
 from flask import Flask, Response, request
 from werkzeug.routing import PathConverter
 
-from .echo import Document, attempt, dumps, file_entry, new_document, put_pairs
+from .echo import (
+    Document,
+    attempt,
+    dumps,
+    echo_pairs,
+    file_entry,
+    new_document,
+    put_pairs,
+)
 from .wsgi_dispatch import guarded
 
 
@@ -30,25 +38,11 @@ def echo_document() -> Document:
     """What Flask parsed, read through its API (echo.py has the shape)."""
     environ = request.environ
     # The raw target (Gunicorn, Werkzeug); its path, as ASGI's raw_path has.
-    raw = (environ.get("RAW_URI") or environ.get("REQUEST_URI") or "?").partition("?")[
-        0
-    ]
-    document = new_document("flask", request.path, raw or None)
-    attempt(
-        document,
-        "query",
-        lambda: put_pairs(document, "query", request.args.items(multi=True)),
-    )
-    attempt(
-        document,
-        "headers",
-        lambda: put_pairs(document, "headers", request.headers.items()),
-    )
-    attempt(
-        document,
-        "cookies",
-        lambda: put_pairs(document, "cookies", request.cookies.items(multi=True)),
-    )
+    raw = environ.get("RAW_URI") or environ.get("REQUEST_URI") or ""
+    document = new_document("flask", request.path, raw.partition("?")[0] or None)
+    echo_pairs(document, "query", lambda: request.args.items(multi=True))
+    echo_pairs(document, "headers", request.headers.items)
+    echo_pairs(document, "cookies", lambda: request.cookies.items(multi=True))
     # Form first: Werkzeug parses a form from the stream, and get_data() after it
     # still returns the body of every other type.
     attempt(document, "form", lambda: _read_form(document))

@@ -29,4 +29,6 @@ def test_row(cluster: Cluster, row: Row, stack: str) -> None:
         pytest.skip(f"{stack}: {cluster.skipped[stack]}")
     verdict = cluster.verdict(row, stack)
     assert verdict is not None, f"{stack} is not running: {cluster.failed.get(stack)}"
-    assert verdict.ok, f"{verdict.outcome}: {verdict.detail}"
+    assert verdict.ok, (
+        f"{verdict.outcome}: {verdict.detail} (log: {cluster.log(stack)})"
+    )
