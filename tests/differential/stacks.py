@@ -18,8 +18,9 @@ the suite prints it after every run, and counts it as refused):
   as UTF-8: issue 11 §8) but refuses raw ``ED A0 80``; a chunk extension or trailer
   ends in a 500 under the guard today (F11).
 - ``runserver`` (wsgiref): takes raw bytes in the target; passes no raw target
-  (``raw_path`` is None) and does not de-chunk, so Django reads an empty body for a
-  chunked request.
+  (``raw_path`` is None), so the guard sees only the decoded ``PATH_INFO``: ``%2F``
+  arrives as ``/``, ``%252e`` as ``%2e``, ``%2e%2e`` as ``..``. It does not de-chunk,
+  so Django reads an empty body for a chunked request.
 - FastAPI's ``/model`` answers 422 to a body that does not validate (F9 rows).
 """
 
