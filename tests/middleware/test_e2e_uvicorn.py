@@ -6,86 +6,51 @@ reports whether anything it received was invalid (``clean``).
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from .._servers import HOST, ServerProcess, chunked, request
+
 #: The 50 MB upload: large enough that buffering it in memory would show in RSS.
 UPLOAD_BYTES = 50 * 1024 * 1024
 #: Peak RSS growth allowed for that upload; the guard spools it to a file instead.
 RSS_GROWTH_KIB = 16 * 1024
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[str, int]]:
-    if not Path("/proc/self/status").exists():  # pragma: no cover
-        pytest.skip("needs Linux /proc to measure the server's memory")
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    port = listener.getsockname()[1]
-    command = [
+def _uvicorn(fd: int) -> list[str]:
+    return [
         sys.executable,
         "-m",
         "uvicorn",
         "--factory",
         "tests.middleware.e2e_app:create",
         "--fd",
-        str(listener.fileno()),
+        str(fd),
         "--http",
         "h11",
         "--no-access-log",
         "--log-level",
         "warning",
     ]
-    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="300")
-    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        command, cwd=ROOT, env=env, pass_fds=[listener.fileno()]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, int]]:
+    if not Path("/proc/self/status").exists():  # pragma: no cover
+        pytest.skip("needs Linux /proc to measure the server's memory")
+    process = ServerProcess(
+        _uvicorn,
+        env={"UTF8GUARD_E2E_LIFETIME": "300"},
+        ready=b"GET /memory HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
     )
-    listener.close()
+    process.start()
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                request("127.0.0.1", port, b"GET /memory HTTP/1.1\r\n\r\n")
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.1)
-        yield "127.0.0.1", port
+        yield HOST, process.port
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def request(
-    host: str, port: int, head: bytes, body: bytes = b""
-) -> tuple[int, dict[str, object]]:
-    """Send one raw request (``Connection: close`` is added); return status and JSON."""
-    head = head.replace(b"\r\n\r\n", b"\r\nHost: t\r\nConnection: close\r\n\r\n", 1)
-    with socket.create_connection((host, port), timeout=30) as sock:
-        sock.sendall(head + body)
-        response = bytearray()
-        while chunk := sock.recv(65536):
-            response += chunk
-    status_line, _, rest = bytes(response).partition(b"\r\n")
-    headers, _, payload = rest.partition(b"\r\n\r\n")
-    is_json = b"json" in headers.lower()
-    return int(status_line.split()[1]), json.loads(payload) if is_json else {}
-
-
-def chunked(*pieces: bytes) -> bytes:
-    """A chunked transfer-coded body (RFC 9112 §7.1) with these chunks."""
-    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
+        process.stop()
 
 
 def test_valid_text_arrives_intact(server: tuple[str, int]) -> None:

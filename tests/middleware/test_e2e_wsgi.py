@@ -7,22 +7,21 @@ header. The attack table is the ASGI suite's (``test_e2e_uvicorn``).
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from .test_e2e_uvicorn import ATTACKS, RSS_GROWTH_KIB, UPLOAD_BYTES, chunked, request
+from .._servers import HOST, ServerProcess, chunked, request
+from .test_e2e_uvicorn import ATTACKS, RSS_GROWTH_KIB, UPLOAD_BYTES
 
-ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ("werkzeug", "gunicorn")
 #: Host, port and which server it is.
 Server = tuple[str, int, str]
+_MEMORY = b"GET /memory HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
 
 
 def _command(name: str, fd: int) -> list[str]:
@@ -48,34 +47,16 @@ def _command(name: str, fd: int) -> list[str]:
 def server(request: pytest.FixtureRequest) -> Iterator[Server]:
     if not Path("/proc/self/status").exists():  # pragma: no cover
         pytest.skip("needs Linux /proc to measure the server's memory")
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    port = listener.getsockname()[1]
-    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="300")
-    if request.param == "gunicorn":
+    name: str = request.param
+    env = {"UTF8GUARD_E2E_LIFETIME": "300"}
+    if name == "gunicorn":
         env["UTF8GUARD_E2E_GUNICORN"] = "1"
-    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        _command(request.param, listener.fileno()),
-        cwd=ROOT,
-        env=env,
-        pass_fds=[listener.fileno()],
-    )
-    listener.close()
+    process = ServerProcess(partial(_command, name), env=env, ready=_MEMORY)
+    process.start()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                _get(("127.0.0.1", port, request.param), b"/memory")
-                break
-            except (OSError, ValueError):
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield "127.0.0.1", port, request.param
+        yield HOST, process.port, name
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        process.stop()
 
 
 def _get(server: Server, target: bytes) -> tuple[int, dict[str, object]]:

@@ -1,0 +1,218 @@
+"""Servers in subprocesses on 127.0.0.1 and raw HTTP/1.1 over sockets, for e2e tests.
+
+Raw sockets, so no client normalises the path or re-encodes a header (httpx and
+requests do both). A server gets an inherited listening socket (``fd``) or, for
+servers that cannot take one (Django's ``runserver``), a free port; it is stopped
+by its PID, and it exits by itself after a lifetime the test passes in its
+environment, so a test run that dies cannot leave a server behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+#: The repository root: servers run there, so ``tests.…`` modules import.
+ROOT: Final = Path(__file__).resolve().parents[1]
+#: Loopback only: nothing these tests start listens beyond this machine.
+HOST: Final = "127.0.0.1"
+#: How long a request may take before the test calls it a hang (a generous bound
+#: for a loaded machine: it detects freezes, it measures nothing).
+REQUEST_TIMEOUT_SECONDS: Final = 20.0
+#: How long a server may take to start answering.
+START_TIMEOUT_SECONDS: Final = 60.0
+#: Seconds a stopped server gets to exit after SIGTERM, before SIGKILL.
+STOP_GRACE_SECONDS: Final = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """One raw HTTP response: status, header fields (lower-case names), payload."""
+
+    status: int
+    headers: tuple[tuple[bytes, bytes], ...]
+    payload: bytes
+
+    def header(self, name: bytes) -> bytes | None:
+        """The first value of the field ``name`` (lower-case), or None."""
+        return next((value for key, value in self.headers if key == name), None)
+
+    def json(self) -> object:
+        """The payload parsed as JSON (the echo apps and RFC 9457 problems)."""
+        return json.loads(self.payload)
+
+
+def exchange(
+    port: int, data: bytes, timeout: float = REQUEST_TIMEOUT_SECONDS
+) -> Response | None:
+    """Send ``data`` as is, read until the server closes; None if it sent nothing.
+
+    Raises:
+        TimeoutError: no byte for ``timeout`` seconds (a hang).
+        OSError: the connection failed.
+    """
+    received = bytearray()
+    with socket.create_connection((HOST, port), timeout=timeout) as sock:
+        try:
+            sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            # The server answered early (a 4xx on the head) and closed: read it.
+            pass
+        try:
+            while chunk := sock.recv(65536):
+                received += chunk
+        except ConnectionResetError:
+            if not received:
+                return None
+    return parse_response(bytes(received)) if received else None
+
+
+def parse_response(raw: bytes) -> Response:
+    """Split a raw HTTP/1.1 response; a chunked payload (RFC 9112 §7.1) is joined.
+
+    Raises:
+        ValueError: not an HTTP response.
+    """
+    head, _, payload = raw.partition(b"\r\n\r\n")
+    status_line, *lines = head.split(b"\r\n")
+    parts = status_line.split(b" ", 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/"):
+        raise ValueError("not an HTTP response")
+    headers = tuple(
+        (name.strip().lower(), value.strip())
+        for name, _, value in (line.partition(b":") for line in lines)
+    )
+    response = Response(int(parts[1]), headers, payload)
+    if (response.header(b"transfer-encoding") or b"").lower() == b"chunked":
+        response = Response(response.status, headers, _unchunk(payload))
+    return response
+
+
+def _unchunk(payload: bytes) -> bytes:
+    joined, rest = bytearray(), payload
+    while rest:
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        joined += rest[:size]
+        rest = rest[size + 2 :]
+    return bytes(joined)
+
+
+def request(
+    host: str, port: int, head: bytes, body: bytes = b""
+) -> tuple[int, dict[str, object]]:
+    """Send one raw request (``Connection: close`` is added); return status and JSON."""
+    del host  # always HOST; kept so callers can pass a (host, port) pair
+    head = head.replace(b"\r\n\r\n", b"\r\nHost: t\r\nConnection: close\r\n\r\n", 1)
+    response = exchange(port, head + body, timeout=30)
+    if response is None:
+        raise ConnectionError("the server closed the connection without answering")
+    is_json = b"json" in (response.header(b"content-type") or b"").lower()
+    document = response.json() if is_json else {}
+    assert isinstance(document, dict)
+    return response.status, document
+
+
+def chunked(*pieces: bytes) -> bytes:
+    """A chunked transfer-coded body (RFC 9112 §7.1) with these chunks."""
+    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
+
+
+def listening_socket() -> socket.socket:
+    """A socket listening on a free loopback port, for a server to inherit."""
+    listener = socket.socket()
+    listener.bind((HOST, 0))
+    listener.listen(64)
+    return listener
+
+
+def free_port() -> int:
+    """A loopback port free right now (for servers that bind it themselves)."""
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """One server in a subprocess, started by ``command(fd_or_port)``, stopped by PID.
+
+    ``inherit_socket``: the command gets the number of an inherited listening
+    socket; otherwise it gets a free port to bind. ``ready`` is a request that must
+    get any HTTP response before the server counts as started. ``log``: a file for
+    the server's stderr (appended to across restarts); by default it inherits ours.
+    """
+
+    def __init__(
+        self,
+        command: Callable[[int], Sequence[str]],
+        *,
+        env: Mapping[str, str],
+        inherit_socket: bool = True,
+        ready: bytes = b"GET /ready HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+        log: Path | None = None,
+    ) -> None:
+        self._command, self._env = command, dict(os.environ, **env)
+        self._inherit, self._ready, self._log = inherit_socket, ready, log
+        self.port = 0
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start the server and wait until it answers (or raise RuntimeError)."""
+        listener = listening_socket() if self._inherit else None
+        self.port = free_port() if listener is None else listener.getsockname()[1]
+        fds = () if listener is None else (listener.fileno(),)
+        with contextlib.ExitStack() as stack:
+            log = (
+                None if self._log is None else stack.enter_context(self._log.open("ab"))
+            )
+            self._process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
+                self._command(fds[0] if fds else self.port),
+                cwd=ROOT,
+                env=self._env,
+                pass_fds=fds,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,
+            )
+        if listener is not None:
+            listener.close()
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        assert self._process is not None
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while True:
+            try:
+                if exchange(self.port, self._ready) is not None:
+                    return
+            except OSError:
+                pass  # not listening yet
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"server did not start: {self._command(0)}")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        """SIGTERM the server's process group (its workers too), then SIGKILL."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        # start_new_session made the server a group leader: its PID is the group id.
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=STOP_GRACE_SECONDS)

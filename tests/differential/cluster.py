@@ -1,0 +1,112 @@
+"""Every stack running at once: start them, send each row to all, judge, stop them.
+
+A row goes to every stack at the same time (one request per stack at a time, so a
+stack's answer never depends on another row), and its answers are kept for the
+row's tests. A stack that hung or failed is restarted before the next row, so one
+freeze or crash is one failure, not a cascade. Each server's stderr goes to a log
+file the failure messages name.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Final
+
+from .._servers import ServerProcess, exchange
+from .echo import LIFETIME_ENV
+from .oracle import Exchange, Verdict, judge
+from .rows import Row
+from .stacks import Stack
+
+#: Seconds a server lives before it exits by itself (a run that dies leaves none).
+LIFETIME_SECONDS: Final = 900
+
+
+def missing_module(stack: Stack) -> str | None:
+    """The first module ``stack`` needs that is not installed, or None."""
+    return next(
+        (m for m in stack.requires if importlib.util.find_spec(m) is None), None
+    )
+
+
+class Cluster:
+    """The running stacks, and the verdicts of every row sent so far."""
+
+    def __init__(self, stacks: Iterable[Stack], logs: Path) -> None:
+        self.skipped: dict[str, str] = {}
+        self.failed: dict[str, str] = {}
+        self.servers: dict[str, ServerProcess] = {}
+        self.verdicts: dict[str, dict[str, Verdict]] = {}
+        self.logs = logs
+        for stack in stacks:
+            module = missing_module(stack)
+            if module is not None:
+                self.skipped[stack.id] = f"{module} is not installed"
+                continue
+            env = {LIFETIME_ENV: str(LIFETIME_SECONDS), **stack.env}
+            self.servers[stack.id] = ServerProcess(
+                stack.command,
+                env=env,
+                inherit_socket=stack.inherit_socket,
+                log=self.log(stack.id),
+            )
+        self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.servers)))
+
+    def log(self, stack: str) -> Path:
+        """The file ``stack``'s server writes its stderr to."""
+        return self.logs / f"{stack}.log"
+
+    def start(self) -> None:
+        """Start every server at once; one that does not start is recorded."""
+        self._each(list(self.servers), self._start)
+
+    def stop(self) -> None:
+        """Stop every server by its PID."""
+        self._each(list(self.servers), lambda name: self.servers[name].stop())
+        self._pool.shutdown()
+
+    def verdict(self, row: Row, stack: str) -> Verdict | None:
+        """The verdict for ``row`` on ``stack`` (None: it is not running).
+
+        The first call for a row sends it to every running stack at once.
+        """
+        if row.id not in self.verdicts:
+            self.verdicts[row.id] = self._send(row)
+        return self.verdicts[row.id].get(stack)
+
+    def _send(self, row: Row) -> dict[str, Verdict]:
+        names = [name for name in self.servers if name not in self.failed]
+        exchanges = dict(
+            zip(names, self._pool.map(self._exchange(row), names), strict=True)
+        )
+        broken = [name for name, got in exchanges.items() if got.hung or got.error]
+        self._each(broken, self._restart)
+        return {name: judge(row, result) for name, result in exchanges.items()}
+
+    def _exchange(self, row: Row) -> Callable[[str], Exchange]:
+        def send(name: str) -> Exchange:
+            try:
+                return Exchange(exchange(self.servers[name].port, row.raw))
+            except TimeoutError:
+                return Exchange(hung=True)
+            except (OSError, ValueError) as exc:
+                return Exchange(error=f"{type(exc).__name__}: {exc}")
+
+        return send
+
+    def _start(self, name: str) -> None:
+        self.failed.pop(name, None)
+        try:
+            self.servers[name].start()
+        except RuntimeError as exc:
+            self.failed[name] = str(exc)
+
+    def _restart(self, name: str) -> None:
+        self.servers[name].stop()
+        self._start(name)
+
+    def _each(self, names: list[str], action: Callable[[str], None]) -> None:
+        list(self._pool.map(action, names))

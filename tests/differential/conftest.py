@@ -1,0 +1,46 @@
+"""The stacks for the differential suite: started once per session, all at once."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+
+import pytest
+
+from .cluster import Cluster
+from .report import matrix_lines
+from .stacks import STACKS
+
+#: pytest's doctest collection imports every module: leave out the apps whose
+#: framework is missing (their stacks skip, with the reason, in the tests).
+_APP_NEEDS = {
+    "asgi_echo.py": ("starlette", "fastapi", "pydantic"),
+    "flask_echo.py": ("flask",),
+    "django_echo.py": ("django",),
+}
+collect_ignore = [
+    module
+    for module, needs in _APP_NEEDS.items()
+    if any(importlib.util.find_spec(name) is None for name in needs)
+]
+#: The clusters this session ran, for the summary.
+_RUNS: list[Cluster] = []
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Every installed stack, running; stopped by PID at the end of the session."""
+    running = Cluster(STACKS, tmp_path_factory.mktemp("differential-servers"))
+    _RUNS.append(running)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the row x stack matrix of what failed, and what servers refused."""
+    for run in _RUNS:
+        for line in matrix_lines(run):
+            terminalreporter.write_line(line)

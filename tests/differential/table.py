@@ -1,0 +1,350 @@
+# ruff: noqa: E501  # a table of data: one request per line reads best
+"""The differential table: every raw request of issue 11 (F1-F14) and its variants.
+
+Each row cites the finding, rule or RFC it tests. ``refuse`` rows must get a 4xx
+(issue 11 says refuse them); ``control`` rows are valid and must pass with the
+right echo on every stack; ``either`` rows may go either way, but never leak,
+crash or hang. Every row is also judged by the generic checks in ``oracle.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .rows import (
+    BINARY,
+    CHUNKED,
+    FORM,
+    JSON,
+    MULTIPART,
+    TEXT,
+    Expect,
+    Headers,
+    Row,
+    chunks,
+    get,
+    http,
+    multipart,
+    part,
+    post,
+)
+
+#: Issue 11 F1: 16384 escapes make 48 KiB, which froze uvicorn-httptools for 45 s.
+ESCAPES: Final = 16384
+#: Issue 11 F7: 4 MiB bodies, kept under the guard's default limit (4 MiB).
+FORM_BYTES: Final = 4 * 1024 * 1024 - 1024
+#: A PNG signature and IHDR start, then bytes that would be invalid as UTF-8.
+PNG: Final = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\xff\xd8\xc0\xaf\xed\xa0\x80"
+)
+SCRIPT: Final = b"+ADw-script+AD4-"  # "<script>" in UTF-7 (RFC 2152)
+
+
+def refuse(id: str, raw: bytes, *forbidden: str, **fields: str) -> Row:
+    """A row issue 11 says to refuse; ``fields``: echo field -> forbidden substring."""
+    return Row(id, raw, Expect.REFUSE, forbidden, tuple(fields.items()))
+
+
+def either(id: str, raw: bytes, *forbidden: str, **echo: object) -> Row:
+    """A row that may pass or be refused; ``echo`` must hold when it passes."""
+    return Row(id, raw, Expect.EITHER, forbidden, echo=echo)
+
+
+def control(id: str, raw: bytes, *, fffd_ok: bool = False, **echo: object) -> Row:
+    """A valid request: 2xx with ``echo`` on every stack."""
+    return Row(id, raw, Expect.PASS, echo=echo, fffd_ok=fffd_ok)
+
+
+def _mp(*parts: bytes) -> bytes:
+    return post(b"/upload", MULTIPART, multipart(*parts))
+
+
+def _ctype(value: bytes) -> Headers:
+    return ((b"Content-Type", value),)
+
+
+_FILE = b'name="f"; filename='
+_CD = b"Content-Disposition: form-data; "
+_FFFE = b"\xef\xbf\xbe"  # U+FFFE, a noncharacter (Unicode ch. 23.7)
+_EVIL = _CD + b'name="evil"\r\n\r\n' + _FFFE  # a part a lenient parser would read
+_SURROGATE_JSON = b'{"a": "\\ud800"}'  # RFC 8259 §8.2: a lone surrogate escape
+
+CONTROLS: Final = (
+    control(
+        "clean-path-query",
+        get(b"/ctl/caf%C3%A9/%E2%82%AC?q=%F0%9D%84%9E&r=a+b"),
+        path="/ctl/café/€",
+        query=[["q", "𝄞"], ["r", "a b"]],
+    ),
+    control(
+        "clean-form",
+        post(b"/ctl/form", FORM, b"a=%C3%A9t%C3%A9&b=%E2%82%AC&c=x+y"),
+        form=[["a", "été"], ["b", "€"], ["c", "x y"]],
+    ),
+    control(
+        "clean-json-model",
+        post(b"/model", JSON, '{"a": "é \\u20ac 𝄞"}'.encode()),
+        json_loads={"a": "é € 𝄞"},
+        model={"a": "é € 𝄞"},
+    ),
+    # Unicode ch. 3 D92: U+FFFD is a valid character when the client sends it.
+    control(
+        "clean-json-real-fffd",
+        post(b"/model", JSON, '{"a": "\ufffd"}'.encode()),
+        fffd_ok=True,
+        json_loads={"a": "\ufffd"},
+    ),
+    # RFC 8259 §8.2: a surrogate pair escape is one valid character.
+    control(
+        "clean-json-pair-escape",
+        post(b"/model", JSON, b'{"a": "\\ud834\\udd1e"}'),
+        json_loads={"a": "𝄞"},
+    ),
+    control(
+        "clean-json-text-plain",
+        post(b"/ctl", _ctype(b"text/plain"), '{"a": "é"}'.encode()),
+        json_loads={"a": "é"},
+    ),
+    control(
+        "clean-json-octet-stream",
+        post(b"/ctl", BINARY, ' {"a": "é"}'.encode()),
+        json_loads={"a": "é"},
+    ),
+    control(
+        "clean-multipart-upload",
+        _mp(
+            part(b'name="comment"', "ä€𝄞".encode()),
+            part(_FILE + '"résumé.txt"'.encode(), "ä€\n".encode(), b"Content-Type: text/plain"),
+        ),
+        form=[["comment", "ä€𝄞"]],
+        files=[["f", "résumé.txt", "ä€\n".encode().hex()]],
+    ),
+    # RFC 7578 §4.4: a binary file part passes untouched, high bytes and all.
+    control(
+        "clean-png-upload",
+        _mp(part(_FILE + b'"pixel.png"', PNG, b"Content-Type: image/png")),
+        files=[["f", "pixel.png", PNG.hex()]],
+    ),
+    # emoji-variation-sequences.txt: U+2764 U+FE0F is a sequence Unicode defines.
+    control(
+        "clean-filename-emoji-variation",
+        _mp(part(_FILE + '"\u2764\ufe0f.txt"'.encode(), b"x")),
+        files=[["f", "\u2764\ufe0f.txt", b"x".hex()]],
+    ),
+    control("clean-binary-body", post(b"/ctl", _ctype(b"image/png"), PNG)),
+    control(
+        "clean-cookie",
+        get(b"/ctl", ((b"Cookie", "lang=fr; city=München".encode()),)),
+        cookies=[["lang", "fr"], ["city", "München"]],
+    ),
+    control("clean-header", get(b"/ctl", ((b"X-Name", "𝄞 ä".encode()),))),
+    control(
+        "clean-normalize-mode",
+        get(b"/normalize/ok/caf%C3%A9"),
+        path="/normalize/ok/café",
+    ),
+    # RFC 9112 §7.1: characters split across chunks; Django reads no chunked body.
+    either(
+        "clean-chunked-json",
+        http(b"POST", b"/ctl", JSON + CHUNKED, chunks(b'{"a": "\xc3', b'\xa4\xe2\x82\xac"}'), length=False),
+        json_loads={"a": "ä€"},
+    ),
+    # Issue 11 §8: valid raw UTF-8 in the target (h11 and Gunicorn refuse any).
+    either(
+        "clean-raw-utf8-target",
+        get("/raw/ä€𝄞?q=ä".encode()),
+        path="/raw/ä€𝄞",
+        query=[["q", "ä"]],
+    ),
+)  # fmt: skip
+
+HEAD_ATTACKS: Final = (
+    # F1: quadratic work on escapes; 48 KiB froze uvicorn-httptools for 45 s.
+    refuse("F1-query-ff-x16384", get(b"/q?x=" + b"%FF" * ESCAPES)),
+    refuse("F1-path-ff-x16384", get(b"/p/" + b"%FF" * ESCAPES)),
+    # F1 variant: fullwidth solidus (U+FF0F, a look-alike "/"), 36 KiB of it.
+    refuse("F1-path-fullwidth-slash-x4096", get(b"/p/" + b"%EF%BC%8F" * 4096)),
+    # F4: double encoding with each hex digit encoded: %25 %32 %65 -> %2e.
+    refuse("F4-dot-nibbles", get(b"/static/%25%32%65%25%32%65/secret"), path="%2e"),
+    refuse("F4-slash-nibbles-lower", get(b"/a%25%32%66b"), path="%2f"),
+    refuse("F4-slash-nibbles-upper", get(b"/a%25%32%46b"), path="%2F"),
+    refuse("F4-overlong-nibbles", get(b"/a%25%43%30%25%41%46b"), path="%C0%AF"),
+    refuse("F4-overlong-nibbles-query", get(b"/q?x=%25%43%30%25%41%46"), query="%C0%AF"),
+    # CVE-2001-0333: classic double encoding, for comparison.
+    refuse("F4-double-encoded-dots", get(b"/a/%252e%252e/b"), path="%2e"),
+    # F6: SECURITY.md promises controls are refused in paths: CR LF, C0, DEL, C1.
+    refuse("F6-path-crlf", get(b"/a%0D%0ASet-Cookie:%20evil=1")),
+    refuse("F6-path-lf", get(b"/a%0Ab")),
+    refuse("F6-path-tab", get(b"/a%09b")),
+    refuse("F6-path-c0-soh", get(b"/a%01b")),
+    refuse("F6-path-esc", get(b"/a%1B[2Jb")),
+    refuse("F6-path-del", get(b"/a%7Fb")),
+    refuse("F6-path-c1-nel", get(b"/a%C2%85b")),
+    refuse("F6-path-c1-csi", get(b"/a%C2%9B2Jb")),
+    refuse("path-nul", get(b"/a%00.txt")),
+    # F13: dot segments ended by "\" or ";" (Tomcat, IIS and Windows split there).
+    refuse("F13-dotdot-backslash", get(b"/static/%2e%2e\\secret")),
+    refuse("F13-dotdot-semicolon", get(b"/static/%2e%2e;/secret")),
+    refuse("F13-dot-semicolon", get(b"/static/%2e;/secret"), path="/.;/"),
+    refuse("F13-dotdot-semicolon-param", get(b"/static/%2e%2e;x=1/secret")),
+    refuse("encoded-dot-segment", get(b"/static/%2e%2e/app.py")),
+    # RFC 3986 §2.2: an encoded "/" or "\" hides a separator from routing.
+    refuse("encoded-slash", get(b"/a%2Fb")),
+    refuse("encoded-backslash", get(b"/a%5c..%5cb")),
+    # UAX #15: NFKC turns these into "/" (U+FF0F, U+2215).
+    refuse("path-fullwidth-slash", get(b"/a%EF%BC%8F..%EF%BC%8Fb")),
+    refuse("path-division-slash", get(b"/a%E2%88%95b")),
+    # UAX #9: a bidi override reorders what a log or a user sees.
+    refuse("path-bidi-rlo", get(b"/a%E2%80%AEtxt.exe")),
+    # Table 3-7: C0 AF is the overlong "/" of CVE-2000-0884.
+    refuse("path-overlong-slash", get(b"/etc%C0%AFpasswd"), "À¯"),
+    refuse("path-surrogate", get(b"/a%ED%A0%80")),
+    refuse("query-surrogate", get(b"/q?x=%ED%A0%80")),
+    refuse("query-noncharacter", get(b"/q?x=%EF%BF%BE")),
+    refuse("query-latin1", get(b"/q?x=caf%E9"), "caf\xe9"),
+    refuse("path-iis-u-escape", get(b"/a%u002fb")),
+    # Issue 11 §8: raw (unencoded) invalid bytes in the target.
+    refuse("raw-invalid-path", get(b"/a\xc0\xafb"), "À¯"),
+    refuse("raw-invalid-query", get(b"/q?x=\xc0\xaf"), "À¯"),
+    refuse("raw-surrogate-path", get(b"/a\xed\xa0\x80b")),
+    refuse("header-latin1", get(b"/h", ((b"X-Name", b"caf\xe9"),)), "caf\xe9"),
+    # F12: cookies with RFC 2616 quoted-string octal escapes (http.cookies decodes them).
+    refuse("F12-cookie-octal-fffe", get(b"/c", ((b"Cookie", b'a="\\357\\277\\276"'),))),
+    refuse("F12-cookie-octal-nul", get(b"/c", ((b"Cookie", b'b="x\\000y"'),))),
+    refuse("F12-cookie-octal-overlong", get(b"/c", ((b"Cookie", b'c="\\300\\257"'),)), "À¯"),
+    refuse(
+        "F12-cookie-octal-all",
+        get(b"/c", ((b"Cookie", b'a="\\357\\277\\276"; b="x\\000y"; c="\\300\\257"'),)),
+        "À¯",
+    ),
+    refuse("F12-cookie-octal-surrogate", get(b"/c", ((b"Cookie", b'd="\\355\\240\\200"'),))),
+    refuse("cookie-raw-overlong", get(b"/c", ((b"Cookie", b"c=\xc0\xaf"),)), "À¯"),
+    # F14: normalize mode with encoded separators allowed must keep %2F encoded.
+    Row(
+        "F14-normalize-encoded-slash",
+        get(b"/normalize/a%2Fb%FF"),
+        Expect.EITHER,
+        field_forbidden=(("raw_path", "/a/b"),),
+        fffd_ok=True,
+    ),
+)  # fmt: skip
+
+BODY_ATTACKS: Final = (
+    # F2: RFC 8259 §8.1 says JSON is UTF-8; json.loads also reads UTF-16/32.
+    refuse("F2-json-utf16le-surrogate", post(b"/model", JSON, _SURROGATE_JSON.decode().encode("utf-16-le"))),
+    refuse("F2-json-utf16be-surrogate", post(b"/model", JSON, _SURROGATE_JSON.decode().encode("utf-16-be"))),
+    refuse("F2-json-utf32le-surrogate", post(b"/model", JSON, _SURROGATE_JSON.decode().encode("utf-32-le"))),
+    refuse("F2-json-utf32-bom-surrogate", post(b"/model", JSON, _SURROGATE_JSON.decode().encode("utf-32"))),
+    refuse("F2-json-utf16-bom-surrogate", post(b"/model", JSON, _SURROGATE_JSON.decode().encode("utf-16"))),
+    refuse("F2-json-utf16le-clean", post(b"/model", JSON, '{"a": "x"}'.encode("utf-16-le"))),
+    refuse("F2-json-utf16le-fffe-escape", post(b"/model", JSON, '{"a": "\\ufffe"}'.encode("utf-16-le"))),
+    # Unicode ch. 23.7: noncharacters through \u escapes.
+    refuse("F2-json-fffe-escape", post(b"/model", JSON, b'{"a": "\\uFFFE"}')),
+    refuse("F2-json-fdd0-escape", post(b"/model", JSON, b'{"a": "\\uFDD0"}')),
+    refuse("json-surrogate-escape", post(b"/model", JSON, _SURROGATE_JSON)),
+    refuse("json-low-surrogate-escape", post(b"/model", JSON, b'{"a": "\\udc00x"}')),
+    refuse("json-surrogate-key", post(b"/model", JSON, b'{"\\ud800": 1, "a": "x"}')),
+    refuse("json-raw-surrogate", post(b"/model", JSON, b'{"a": "\xed\xa0\x80"}')),
+    refuse("json-overlong", post(b"/model", JSON, b'{"a": "\xc0\xaf"}'), "À¯"),
+    # F9: JSON under another type (Starlette, Django and json.loads read it anyway).
+    refuse("F9-json-text-plain", post(b"/model", _ctype(b"text/plain"), _SURROGATE_JSON)),
+    refuse("F9-json-octet-stream", post(b"/model", BINARY, _SURROGATE_JSON)),
+    refuse("F9-json-ndjson", post(b"/model", _ctype(b"application/x-ndjson"), _SURROGATE_JSON)),
+    refuse("F9-json-no-content-type", post(b"/model", (), _SURROGATE_JSON)),
+    refuse("F9-json-octet-stream-whitespace", post(b"/model", BINARY, b"\r\n\t " + _SURROGATE_JSON)),
+    refuse("F9-json-array-octet-stream", post(b"/model", BINARY, b' ["\\ud800"]')),
+    refuse("F9-json-image-png", post(b"/model", _ctype(b"image/png"), _SURROGATE_JSON)),
+    refuse("F9-json-fffe-text-plain", post(b"/model", _ctype(b"text/plain"), b'{"a": "\\uFFFE"}')),
+    # F10: FastAPI's 422 handler decoded the raw bytes and answered 500.
+    refuse("F10-model-no-content-type-raw-surrogate", post(b"/model", (), b'{"a": "\xed\xa0\x80"}')),
+    refuse("F10-model-no-content-type-overlong", post(b"/model", (), b'{"a": "\xc0\xaf"}'), "À¯"),
+    refuse("text-truncated", post(b"/t", TEXT, b"abc\xe2\x82")),
+    refuse("text-charset-utf7", post(b"/t", _ctype(b"text/plain; charset=utf-7"), SCRIPT), "<script>"),
+    # F5 variant: a charset that is not UTF-8 on a form or JSON media type.
+    refuse("F5-urlencoded-charset-utf7", post(b"/f", _ctype(b"application/x-www-form-urlencoded; charset=utf-7"), b"a=%2BADw-script%2BAD4-"), "<script>"),
+    refuse("F5-urlencoded-charset-star-utf7", post(b"/f", _ctype(b"application/x-www-form-urlencoded; charset*=utf-8''utf-7"), b"a=%2BADw-script%2BAD4-"), "<script>"),
+    refuse("F5-json-charset-utf16", post(b"/model", _ctype(b"application/json; charset=utf-16"), b'{"a": "x"}')),
+    refuse("form-overlong", post(b"/f", FORM, b"a=1&b=%C0%AF"), "À¯"),
+    refuse("form-noncharacter", post(b"/f", FORM, b"a=%EF%BF%BE")),
+    refuse("form-surrogate-name", post(b"/f", FORM, b"%ED%A0%80=1")),
+    # F7: 4 MiB of form separators; each must cost about what 4 MiB of text costs.
+    either("F7-urlencoded-equals-4mib", post(b"/f", FORM, b"=" * FORM_BYTES)),
+    either("F7-urlencoded-a-eq-4mib", post(b"/f", FORM, b"a=" * (FORM_BYTES // 2))),
+    either("F7-urlencoded-amp-4mib", post(b"/f", FORM, b"&" * FORM_BYTES)),
+    # F11: legal chunked framing (RFC 9112 §7.1.1 extensions, §7.1.2 trailers).
+    either("F11-chunk-extension", http(b"POST", b"/t", JSON + CHUNKED, chunks(b'{"a"', b': "\xc3\xa9"}', extension=b";e=1"), length=False), json_loads={"a": "é"}),
+    either("F11-chunk-extension-quoted", http(b"POST", b"/t", JSON + CHUNKED, chunks(b'{"a": "x"}', extension=b';e="a b"'), length=False), json_loads={"a": "x"}),
+    either("F11-chunk-trailer", http(b"POST", b"/t", JSON + CHUNKED, chunks(b'{"a": "\xc3\xa9"}', trailer=b"X-T: 1\r\n"), length=False), json_loads={"a": "é"}),
+    either("F11-chunk-extension-invalid-body", http(b"POST", b"/t", TEXT + CHUNKED, chunks(b"a\xc0", b"\xafb", extension=b";e=1"), length=False), "À¯"),
+    # Also found: E0 80 can start no well-formed sequence (Table 3-7); split it.
+    either("also-e0-80-split-across-chunks", http(b"POST", b"/t", TEXT + CHUNKED, chunks(b"a\xe0", b"\x80b"), length=False)),
+    # RFC 9112 §6.3: repeated or conflicting framing headers (request smuggling).
+    either("framing-duplicate-content-length", http(b"POST", b"/model", (*JSON, (b"Content-Length", b"15"), (b"Content-Length", b"15")), _SURROGATE_JSON, length=False)),
+    either("framing-conflicting-content-length", http(b"POST", b"/model", (*JSON, (b"Content-Length", b"3"), (b"Content-Length", b"15")), _SURROGATE_JSON, length=False)),
+    either("framing-duplicate-transfer-encoding", http(b"POST", b"/model", (*JSON, *CHUNKED, *CHUNKED), chunks(_SURROGATE_JSON), length=False)),
+    either("framing-te-and-content-length", http(b"POST", b"/model", (*JSON, *CHUNKED, (b"Content-Length", b"3")), chunks(_SURROGATE_JSON), length=False)),
+    either("framing-duplicate-content-type", http(b"POST", b"/model", ((b"Content-Type", b"application/octet-stream"), *JSON), _SURROGATE_JSON)),
+)  # fmt: skip
+
+_TXT = b"Content-Type: text/plain"
+_OK_PART = part(b'name="ok"', b"fine")
+_ESC_FILE = part(_FILE + b'"a\x1b[2J"', b"x")  # F3: ESC in a filename
+
+MULTIPART_ATTACKS: Final = (
+    # F3a: a preamble ending in a delimiter-like line; the guard and the framework
+    # disagreed on where the first part starts (RFC 2046 §5.1.1: CRLF--boundary).
+    refuse("F3a-multipart-preamble", post(b"/upload", MULTIPART, b"\nJUNK--XyZ\r\n" + _ESC_FILE + b"\r\n--XyZ--\r\n")),
+    refuse("F3a-multipart-preamble-delimiter-prefix", post(b"/upload", MULTIPART, b"hello\r\n--XyZjunk\r\n" + _EVIL + b"\r\n" + multipart(_OK_PART))),
+    # F3b: no preamble line break: "JUNK--XyZ" then a part.
+    refuse("F3b-multipart-junk-delimiter", post(b"/upload", MULTIPART, b"JUNK--XyZ\r\n" + part(b'name="evil"', _FFFE) + b"\r\n--XyZ--\r\n")),
+    # F3b: a delimiter-like line inside a binary part (Django split there).
+    refuse("F3b-multipart-delimiter-in-binary-part", _mp(part(_FILE + b'"a.bin"', b"\x89x--XyZ\r\n" + _EVIL, b"Content-Type: application/octet-stream"))),
+    # F3c: RFC 2231 §3 continuations glue "shell.php" and an encoded NUL.
+    refuse("F3c-rfc2231-filename-continuation", _mp(part(b"name=\"f\"; filename*0=\"shell.php\"; filename*1*=utf-8''%00.jpg", b"x")), "shell.php\x00.jpg"),
+    refuse("F3c-rfc2231-name-continuation", _mp(part(b'name*0="co"; name*1="mment"', _FFFE))),
+    # F3d: two Content-Disposition lines; Werkzeug takes the first, the guard the last.
+    refuse("F3d-repeated-content-disposition", _mp(part(_FILE + b'"inv\xe2\x80\xaetxt.exe"', b"x", _CD + b'name="f"; filename="ok.txt"'))),
+    refuse("F3d-repeated-part-content-type", _mp(part(b'name="c"', SCRIPT, b"Content-Type: text/plain; charset=utf-7", _TXT)), "<script>"),
+    # F3e: LF-only delimiters (RFC 2046 requires CRLF; Werkzeug accepts LF).
+    refuse("F3e-multipart-lf-only", post(b"/upload", MULTIPART, b'--XyZ\nContent-Disposition: form-data; name="c"\n\n' + _FFFE + b"\n--XyZ--\n")),
+    refuse("F3e-multipart-lf-after-crlf", post(b"/upload", MULTIPART, b"--XyZ\r\n" + part(b'name="ok"', b"x") + b"\n--XyZ\n" + _EVIL + b"\r\n--XyZ--\r\n")),
+    # RFC 2046 §5.1.1: an epilogue a lenient parser reads as more parts.
+    refuse("F3-multipart-epilogue-part", post(b"/upload", MULTIPART, multipart(_OK_PART) + b"--XyZ\r\n" + _EVIL + b"\r\n--XyZ--\r\n")),
+    either("F3-multipart-epilogue-text", post(b"/upload", MULTIPART, multipart(_OK_PART) + b"thanks\r\n"), form=[["ok", "fine"]]),
+    # F3 filenames: controls, bidi, CR LF.
+    refuse("F3-filename-escape-sequence", _mp(_ESC_FILE)),
+    refuse("F3-filename-bidi", _mp(part(_FILE + b'"inv\xe2\x80\xaetxt.exe"', b"x"))),
+    refuse("F6-filename-star-crlf", _mp(part(b"name=\"f\"; filename*=utf-8''a%0D%0Aevil.txt", b"x"))),
+    refuse("F6-filename-star-nul", _mp(part(b"name=\"f\"; filename*=utf-8''shell.php%00.jpg", b"x")), "shell.php\x00.jpg"),
+    # Issue 11 §6: filenames get the rules of utf8guard.paths (traversal, devices,
+    # look-alike separators).
+    refuse("filename-traversal", _mp(part(_FILE + b'"../../etc/passwd"', b"x"))),
+    refuse("filename-traversal-backslash", _mp(part(_FILE + b'"..\\\\..\\\\win.ini"', b"x"))),
+    refuse("filename-device-con", _mp(part(_FILE + b'"CON"', b"x")), filename="CON"),
+    refuse("filename-device-nul-ext", _mp(part(_FILE + b'"nul.txt"', b"x")), filename="nul.txt"),
+    refuse("filename-division-slash", _mp(part(_FILE + b'"a\xe2\x88\x95b.txt"', b"x"))),
+    refuse("filename-fullwidth-slash", _mp(part(_FILE + b'"..\xef\xbc\x8fpasswd"', b"x"))),
+    refuse("filename-overlong", _mp(part(_FILE + b'"a\xc0\xaf.txt"', b"x")), "À¯"),
+    refuse("filename-star-overlong", _mp(part(b"name=\"f\"; filename*=utf-8''a%C0%AF.txt", b"x")), "À¯"),
+    # F5: UTF-7 declared through RFC 2231 (charset*) or in a part.
+    refuse("F5-multipart-charset-star-utf7", post(b"/upload", _ctype(b"multipart/form-data; boundary=XyZ; charset*=utf-8''utf-7"), multipart(part(b'name="c"', SCRIPT))), "<script>"),
+    refuse("F5-multipart-charset-utf7", post(b"/upload", _ctype(b"multipart/form-data; boundary=XyZ; charset=utf-7"), multipart(part(b'name="c"', SCRIPT))), "<script>"),
+    refuse("F5-name-star-utf7", _mp(part(b"name*=utf-7''%2BADw-script%2BAD4-", b"x")), "<script>"),
+    refuse("F5-filename-star-latin1", _mp(part(b"name=\"f\"; filename*=iso-8859-1''caf%E9.txt", b"x")), "caf\xe9"),
+    refuse("F5-part-charset-utf7", _mp(part(b'name="c"', SCRIPT, b"Content-Type: text/plain; charset=utf-7")), "<script>"),
+    # HTML §4.10.21.8: a _charset_ field names the form's encoding.
+    refuse("F5-charset-field-utf7", _mp(part(b'name="_charset_"', b"utf-7"), part(b'name="c"', SCRIPT)), "<script>"),
+    # F8: a part with no filename is a form field: Starlette decoded it as Latin-1.
+    either("F8-octet-stream-part-no-filename", _mp(part(b'name="v"', b"\xc0\xaf\xed\xa0\x80", b"Content-Type: application/octet-stream")), "À¯"),
+    either("F8-image-part-no-filename", _mp(part(b'name="v"', b"\xc0\xaf", b"Content-Type: image/png")), "À¯"),
+    # Also found: U+FE0F (a variation selector) after a character that has no
+    # variation sequence is invisible padding (StandardizedVariants.txt, emoji-variation-sequences.txt).
+    either("also-filename-fe0f-after-lambda", _mp(part(_FILE + '"\u03bb\ufe0f.txt"'.encode(), b"x")), "\u03bb\ufe0f"),
+    refuse("multipart-value-invalid", _mp(part(b'name="c"', b"x\xff"))),
+    refuse("multipart-value-noncharacter", _mp(part(b'name="c"', _FFFE))),
+    refuse("multipart-name-overlong", _mp(part(b'name="a\xc0\xaf"', b"x")), "À¯"),
+    refuse("multipart-base64-part", _mp(part(b'name="c"', b"77++", b"Content-Transfer-Encoding: base64"))),
+)  # fmt: skip
+
+#: Every row; ids are unique (test_oracle checks).
+ROWS: Final = CONTROLS + HEAD_ATTACKS + BODY_ATTACKS + MULTIPART_ATTACKS
