@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from .._servers import request as send
 from .test_e2e_uvicorn import ATTACKS
-from .test_e2e_uvicorn import request as send
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ("gunicorn", "uvicorn")

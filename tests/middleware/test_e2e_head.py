@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_e2e_uvicorn import request as send_raw
+from .._servers import request as send_raw
 from .test_e2e_wsgi import _command as wsgi_command
 
 ROOT = Path(__file__).resolve().parents[2]
