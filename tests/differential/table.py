@@ -87,6 +87,13 @@ CONTROLS: Final = (
         json_loads={"a": "é € 𝄞"},
         model={"a": "é € 𝄞"},
     ),
+    # A query value may carry an escaped URL: escapes left after one decode that a
+    # second decode turns into valid text are legitimate (OAuth redirect_uri, next=).
+    control(
+        "clean-query-nested-url",
+        get(b"/ctl?next=https%3A%2F%2Fh%2Fa%2520b%3Fq%3D%25C3%25A9"),
+        query=[["next", "https://h/a%20b?q=%C3%A9"]],
+    ),
     # Unicode ch. 3 D92: U+FFFD is a valid character when the client sends it.
     control(
         "clean-json-real-fffd",

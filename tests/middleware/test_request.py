@@ -267,6 +267,15 @@ QUERY_CASES = [
     ("unsafe-name-hidden", b"a%20b=%FF", [(None, "invalid_byte", 6)]),
     ("no-equals", b"flag&x=%FF", [("x", "invalid_byte", 7)]),
     ("noncharacter", b"q=%EF%BF%BE", [("q", "noncharacter", 2)]),
+    # A second decode (an app unquoting a value again) must not yield what the guard
+    # would have refused; escaped URLs that decode to valid text stay legitimate.
+    ("nested-url", b"next=https%3A%2F%2Fh%2Fa%2520b%3Fq%3D%25C3%25A9", []),
+    ("literal-percent", b"q=100%25+off&r=%2541", []),
+    ("double-c0af", b"x=%25C0%25AF", [("x", "double_encoding", 2)]),
+    ("double-nibbles", b"x=%25%43%30%25%41%46", [("x", "double_encoding", 2)]),
+    ("double-noncharacter", b"q=%25EF%25BF%25BE", [("q", "double_encoding", 2)]),
+    ("double-after-text", b"q=ab%25FF", [("q", "double_encoding", 4)]),
+    ("double-in-name", b"%25FF=1", [(None, "double_encoding", 0)]),
 ]
 
 

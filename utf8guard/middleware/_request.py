@@ -265,7 +265,11 @@ def _query_findings(query: bytes, config: GuardConfig) -> Iterator[Finding]:
     # "&" and "=" are ASCII, and no sequence can span an ASCII byte: the whole decoded
     # query is valid exactly when every decoded name and value is.
     whole = percent_decode(query, plus_is_space=True)
-    if not whole.malformed and find_violation(whole.data, config.policy) is None:
+    if (
+        not whole.malformed
+        and b"%" not in whole.data
+        and find_violation(whole.data, config.policy) is None
+    ):
         return
     for name_at, name, value_at, value in _form_pairs(query):
         decoded_name = percent_decode(name, plus_is_space=True)
@@ -280,12 +284,33 @@ def _component_findings(
 ) -> Iterator[Finding]:
     for kind, offset in decoded.iter_errors():
         yield Finding(Location.QUERY, name, kind, base + offset)
+    if b"%" in decoded.data:
+        yield from _second_decode_findings(decoded, base, name, config)
     if config.is_plain(decoded.data):
         return
     to_raw = decoded.offset_map()
     for violation in iter_violations(decoded.data, config.policy):
         offset = base + to_raw(violation.start)
         yield Finding(Location.QUERY, name, violation.kind, offset, fixable=True)
+
+
+def _second_decode_findings(
+    decoded: Decoded, base: int, name: str | None, config: GuardConfig
+) -> Iterator[Finding]:
+    """Double encoding in a query value: a second decode that is not valid text.
+
+    A query value may carry an escaped URL (``next=https%3A%2F%2Fh%2Fa%2520b``), so
+    escapes left after one decode are legitimate there, unlike in a path. What a
+    second decode by the application would turn into ill-formed UTF-8 or a code point
+    the policy refuses (``%25C0%25AF``, ``%25%43%30``) is refused: the guard never
+    checked those bytes. One finding, at the first escape it comes from.
+    """
+    again = percent_decode(decoded.data)
+    found = find_violation(again.data, config.policy)
+    if found is not None:
+        index = again.offset_map()(found.start)
+        offset = base + decoded.offset_map()(index)
+        yield Finding(Location.QUERY, name, RequestKind.DOUBLE_ENCODING, offset)
 
 
 def _normalized_query(query: bytes, policy: Policy) -> bytes:
