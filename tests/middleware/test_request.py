@@ -178,6 +178,15 @@ def test_path_rules(raw: bytes, expected: list[tuple[str, int]]) -> None:
     assert all(finding.location is Location.PATH for finding in findings)
 
 
+def test_iis_escape_in_a_path_known_only_decoded() -> None:
+    # wsgiref leaves the malformed "%u002f" in PATH_INFO; IIS would decode it to "/".
+    found = head(raw_path=None, path="/a%u002fb/%U2215/%u12")
+    assert kinds(inspect_head(found, STRICT_CONFIG)) == [
+        ("nonstandard_escape", 2),
+        ("nonstandard_escape", 10),
+    ]
+
+
 def test_line_controls_block_in_normalize_mode() -> None:
     # A repair keeps TAB, LF and CR (they are text), so they cannot be fixed.
     findings = inspect_head(head(b"/a%0D%0A%FF"), GuardConfig(mode="normalize"))
@@ -194,10 +203,12 @@ def test_line_controls_block_in_normalize_mode() -> None:
 
 
 def test_dot_segments_in_a_path_known_only_decoded() -> None:
+    # Without a raw target even a plain "/../" may have been "%2e%2e": all refused.
     found = head(raw_path=None, path="/static/..\\secret/..;/x/../y/..z\\.")
     assert kinds(inspect_head(found, STRICT_CONFIG)) == [
         ("ambiguous_dot_segment", 8),
         ("ambiguous_dot_segment", 18),
+        ("ambiguous_dot_segment", 24),
         ("ambiguous_dot_segment", 33),
     ]
 

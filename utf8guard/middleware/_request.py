@@ -57,8 +57,10 @@ _NON_ASCII: Final = re.compile(rb"[\x80-\xff]")
 _ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
 #: Where a plain dot segment is the server's business: between "/" or the ends.
 _PLAIN_DELIMITERS: Final = (b"", b"/")
-# The same, for a path that only exists decoded: "\" or ";" around a dot segment.
+# A dot segment in a path that only exists decoded, delimited by "/", "\" or ";".
 _DECODED_DOT_SEGMENT: Final = re.compile(rb"(?:^|(?<=[/\\]))\.{1,2}(?=\Z|[/\\;])")
+# IIS's non-standard %uXXXX escape, left in a decoded path by the server.
+_IIS_ESCAPE: Final = re.compile(rb"%[uU][0-9A-Fa-f]{4}")
 # Double encoding, judged on the decoded path: an RFC 3986 §2.1 escape there is one
 # a second decode would turn into a byte the guard never checked, however it was
 # spelt (%2541, %25%34%31, %%34%31: the "%" and each hex digit may be escaped).
@@ -238,12 +240,20 @@ def _is_plain_segment(path: bytes, start: int, end: int) -> bool:
 
 
 def _ambiguous_dot_findings(decoded: bytes) -> Iterator[Finding]:
-    """Dot segments next to "\\" or ";" in a path known only decoded."""
-    if b"." not in decoded:
-        return
-    for match in _DECODED_DOT_SEGMENT.finditer(decoded):
-        if not _is_plain_segment(decoded, match.start(), match.end()):
+    """Dot segments and ``%u`` escapes in a path known only decoded (no raw target).
+
+    The server (wsgiref, so Django's runserver) decoded the path before the guard
+    saw it, so an encoded ``%2e%2e`` and a plain ``..`` look the same; clients remove
+    plain dot segments before sending (RFC 3986 §5.2.4), so every dot segment here is
+    refused. Likewise a ``%uXXXX`` the server left in place: IIS decodes it.
+    """
+    if b"." in decoded:
+        for match in _DECODED_DOT_SEGMENT.finditer(decoded):
             kind = RequestKind.AMBIGUOUS_DOT_SEGMENT
+            yield Finding(Location.PATH, None, kind, match.start())
+    if b"%" in decoded:
+        for match in _IIS_ESCAPE.finditer(decoded):
+            kind = RequestKind.NONSTANDARD_ESCAPE
             yield Finding(Location.PATH, None, kind, match.start())
 
 
