@@ -84,7 +84,7 @@ class Cluster:
         )
         broken = [name for name, got in exchanges.items() if got.hung or got.error]
         self._each(broken, self._restart)
-        return {name: judge(row, result) for name, result in exchanges.items()}
+        return {name: judge(row.on(name), got) for name, got in exchanges.items()}
 
     def _exchange(self, row: Row) -> Callable[[str], Exchange]:
         def send(name: str) -> Exchange:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 
@@ -41,6 +41,15 @@ class Row:
     #: The client sent U+FFFD itself, or the row runs the guard's normalize mode
     #: (which repairs to U+FFFD): an echoed U+FFFD is then no sign of a leak.
     fffd_ok: bool = False
+    #: Stacks whose server destroys what the rule needs before any middleware runs
+    #: (SECURITY.md says which and why): there a refuse row may pass, never leak.
+    blind_on: tuple[str, ...] = ()
+
+    def on(self, stack: str) -> Row:
+        """The row as judged on ``stack``: either way where the stack is blind."""
+        if stack in self.blind_on and self.expect is Expect.REFUSE:
+            return replace(self, expect=Expect.EITHER)
+        return self
 
 
 Headers = tuple[tuple[bytes, bytes], ...]

@@ -136,3 +136,11 @@ def test_row_ids_are_unique_and_cover_every_finding() -> None:
     assert len(ids) == len(set(ids))
     for finding in range(1, 15):
         assert any(i.startswith(f"F{finding}-") for i in ids), f"F{finding}"
+
+
+def test_blind_stack_relaxes_only_refuse_rows() -> None:
+    row = _ROWS["encoded-slash"]
+    assert row.on("runserver-django").expect is Expect.EITHER
+    assert row.on("gunicorn-django") is row
+    control_row = _ROWS["clean-path-query"]
+    assert control_row.on("runserver-django") is control_row
