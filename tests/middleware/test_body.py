@@ -8,16 +8,13 @@ import pytest
 
 from utf8guard import STRICT, Policy
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._body import (
-    BodyInspector,
-    FormInspector,
-    JsonInspector,
-    MultipartInspector,
-    TextInspector,
-    body_inspector,
-    parse_media_type,
-)
+from utf8guard.middleware._body import body_inspector
 from utf8guard.middleware._finding import Finding
+from utf8guard.middleware._form import FormInspector
+from utf8guard.middleware._json import JsonInspector
+from utf8guard.middleware._mediatype import parse_media_type
+from utf8guard.middleware._multipart import MultipartInspector
+from utf8guard.middleware._text import BodyInspector, TextInspector
 
 CONFIG = GuardConfig()
 

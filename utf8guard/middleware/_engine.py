@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._body import BodyInspector, body_inspector
+from ._body import body_inspector
 from ._config import GuardConfig, logger
 from ._finding import Finding
 from ._problem import Problem, invalid_request, too_large
 from ._request import RequestHead, inspect_head, normalize_head
+from ._text import BodyInspector
 
 __all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
 
