@@ -7,14 +7,25 @@ are known clean, so a streaming adapter never forwards a byte not yet checked.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Final, Protocol
 
 from .._policy import Policy
 from .._stream import IncrementalValidator
 from .._violation import Utf8Error
 from ._finding import Finding, Location, RequestKind
 
-__all__ = ["BodyInspector", "TextInspector", "Utf8Check", "body_finding"]
+__all__ = [
+    "MAX_BODY_FINDINGS",
+    "BodyInspector",
+    "TextInspector",
+    "Utf8Check",
+    "body_finding",
+]
+
+#: Findings one inspector reports per body, then it stops looking: the engine's
+#: MAX_FINDINGS (a test ties them), so a body with a million bad fields costs one
+#: linear scan and a bounded list, not a million findings.
+MAX_BODY_FINDINGS: Final = 16
 
 
 class BodyInspector(Protocol):
