@@ -12,16 +12,18 @@ from typing import Final
 
 from ._body import body_inspector
 from ._config import GuardConfig, logger
-from ._finding import Finding
+from ._finding import Finding, RequestKind
 from ._problem import Problem, invalid_request, too_large
 from ._request import RequestHead, inspect_head, normalize_head
-from ._text import BodyInspector
+from ._text import BodyInspector, body_finding
 
 __all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
 
 #: Findings reported per request: enough to explain a refusal, bounded for logs. The
 #: decision always weighs them all.
 MAX_FINDINGS: Final = 16
+#: RFC 9110 §5.6.3: OWS = *( SP / HTAB ), stripped around a field value.
+_OWS: Final = b" \t"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +97,9 @@ class BodyCheck:
         self._reported = 0
         self.refusal: Problem | None = None
         self.needs_repair = False
-        inspector = body_inspector(headers, config)
         self._inspector: BodyInspector | None = None
+        framing = _framing_finding(headers)
+        inspector = framing or body_inspector(headers, config)
         if isinstance(inspector, Finding):
             self.refusal = self._decide([inspector])
         else:
@@ -163,6 +166,24 @@ class BodyCheck:
 def _declared_length(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
     """The Content-Length, if the request has exactly one that is a number."""
     values = [value for name, value in headers if name.lower() == b"content-length"]
-    if len(values) == 1 and values[0].strip().isdigit():
+    if len(values) == 1 and values[0].strip(_OWS).isdigit():
         return int(values[0])
+    return None
+
+
+def _framing_finding(headers: Sequence[tuple[bytes, bytes]]) -> Finding | None:
+    """A refusal when the body's length is ambiguous (RFC 9112 §6.3).
+
+    Two Content-Length fields, even equal ones (§6.3 item 5 lets a recipient merge
+    them, others refuse or take one), a value that is not ``1*DIGIT`` (RFC 9110
+    §8.6: ``5, 5``, ``+5``, ``0x5``), or Content-Length with Transfer-Encoding (§6.3
+    item 3: the classic request-smuggling pair). ASGI servers hand over the raw field
+    list; WSGI servers fold or drop repeated fields before the guard sees them.
+    """
+    lengths = [value for name, value in headers if name.lower() == b"content-length"]
+    if not lengths:
+        return None
+    chunked = any(name.lower() == b"transfer-encoding" for name, _ in headers)
+    if len(lengths) > 1 or chunked or not lengths[0].strip(_OWS).isdigit():
+        return body_finding(RequestKind.AMBIGUOUS_FRAMING)
     return None
