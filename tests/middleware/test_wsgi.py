@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING
 import pytest
 from flask import Flask, request
 
-from utf8guard.middleware import Utf8GuardWSGIMiddleware, ViolationEvent
-from utf8guard.middleware.wsgi import environ_head
+from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware, ViolationEvent
+from utf8guard.middleware._engine import BodyCheck
+from utf8guard.middleware._spool import BodySpool
+from utf8guard.middleware.wsgi import _read_into, environ_head
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo
@@ -353,11 +355,30 @@ def test_app_error_in_buffered_mode_propagates() -> None:
         call(Utf8GuardWSGIMiddleware(app, memory_body_size=1024), environ)
 
 
-def test_input_error_propagates() -> None:
+@pytest.mark.parametrize("stream_body", [False, True], ids=["buffered", "streamed"])
+def test_input_error_is_a_400_not_a_500(stream_body: bool) -> None:
+    # F11: Werkzeug's server raises OSError on a chunk extension or a trailer.
+    environ = make_environ("/", b"abc", "text/plain")
+    environ["wsgi.input"] = Broken()
+    app = Utf8GuardWSGIMiddleware(echo, stream_body=stream_body)
+    status, _, body = call(app, environ)
+    assert status == "400 Bad Request"
+    assert json.loads(body)["violations"] == [
+        {"location": "body", "kind": "unreadable_body", "offset": 0}
+    ]
+    assert b"client disconnected" not in body
+
+
+def test_input_error_propagates_in_report_mode() -> None:
     environ = make_environ("/", b"abc", "text/plain")
     environ["wsgi.input"] = Broken()
     with pytest.raises(OSError, match="client disconnected"):
-        call(Utf8GuardWSGIMiddleware(echo), environ)
+        call(Utf8GuardWSGIMiddleware(echo, mode="report"), environ)
+    body = BodyCheck(
+        [(b"content-type", b"text/plain")], GuardConfig(mode="report"), "wsgi"
+    )
+    with pytest.raises(OSError, match="client disconnected"):
+        _read_into(BodySpool(1024), body, environ)
 
 
 def test_uninspected_body_passes_untouched() -> None:

@@ -133,6 +133,14 @@ class BodyCheck:
             return None
         return self._decide(self._inspector.finish())
 
+    def unreadable(self) -> Problem | None:
+        """The server failed to deliver the body (PEP 3333: ``wsgi.input`` raised
+        ``OSError``, as Werkzeug's server does on a chunk extension): a 400 rather
+        than a 500 whose traceback may quote the bytes. None in report mode.
+        """
+        finding = body_finding(RequestKind.UNREADABLE_BODY, self._received)
+        return self._decide([finding])
+
     def _too_large(self) -> Problem:
         limit = self._config.max_body_size
         logger.warning(

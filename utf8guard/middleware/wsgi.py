@@ -261,11 +261,18 @@ def _read_into(
     spool: BodySpool, body: BodyCheck, environ: WSGIEnvironment
 ) -> Problem | None:
     """Read and check the whole body into ``spool``; a problem means refuse."""
-    for chunk, _ in _input_chunks(environ):
-        problem = body.feed(chunk)
-        if problem is not None:
-            return problem
-        spool.append(chunk)
+    try:
+        for chunk, _ in _input_chunks(environ):
+            problem = body.feed(chunk)
+            if problem is not None:
+                return problem
+            spool.append(chunk)
+    except OSError:
+        # The message is never shown: it may quote the body (Werkzeug's chunk errors).
+        problem = body.unreadable()
+        if problem is None:
+            raise  # report mode changes nothing
+        return problem
     return body.finish()
 
 
@@ -340,7 +347,7 @@ class _CheckedInput(_Pieces):
         held = b""
         forwarded = 0
         finished = False
-        for chunk, last in self._chunks:
+        for chunk, last in self._readable(self._chunks):
             self._fail(self._body.feed(chunk))
             if last:
                 finished = True
@@ -357,6 +364,18 @@ class _CheckedInput(_Pieces):
         if not finished:
             self._fail(self._body.finish())
         yield held  # whatever finish() has now cleared; an empty piece is skipped
+
+    def _readable(
+        self, chunks: Iterator[tuple[bytes, bool]]
+    ) -> Iterator[tuple[bytes, bool]]:
+        """``chunks``; a read error refuses the body (report mode: re-raised)."""
+        try:
+            yield from chunks
+        except OSError:
+            problem = self._body.unreadable()
+            if problem is None:
+                raise
+            self._fail(problem)
 
     def _fail(self, problem: Problem | None) -> None:
         if problem is not None and not self._report:
