@@ -38,10 +38,13 @@ def test_problem_lists_at_most_max_findings_but_decides_on_all() -> None:
 
 
 def test_uninspected_body_counts_bytes_only() -> None:
-    body = BodyCheck([(b"content-type", b"image/png")], GuardConfig(), "http")
+    config = GuardConfig(max_body_size=4)
+    body = BodyCheck([(b"content-type", b"image/png")], config, "http")
+    assert body.inspected  # until its first bytes show it is not JSON
+    assert body.feed(b"\x89PNG\r\n\x1a\n\xff") is None  # over the limit: not checked
     assert not body.inspected
     assert body.feed(b"\xff") is None
-    assert body.checked == 1
+    assert body.checked == 10
     assert body.finish() is None
 
 

@@ -19,7 +19,7 @@ from flask import Flask, request
 from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware, ViolationEvent
 from utf8guard.middleware._engine import BodyCheck
 from utf8guard.middleware._spool import BodySpool
-from utf8guard.middleware.wsgi import _read_into, environ_head
+from utf8guard.middleware.wsgi import _input_chunks, _read_into, environ_head
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo
@@ -293,6 +293,16 @@ def test_body_bounds(
     assert seen_by(call(app, environ))["body"].encode("latin-1") == expected
 
 
+def test_no_body_is_checked_without_reading() -> None:
+    # PEP 3333: no CONTENT_LENGTH and no wsgi.input_terminated: the body is empty.
+    environ = make_environ("/", b"", "multipart/form-data; boundary=b")
+    environ["wsgi.input"] = Broken()
+    assert violations(call(Utf8GuardWSGIMiddleware(echo), environ))[0]["kind"] == (
+        "malformed_multipart"
+    )
+    assert list(_input_chunks(environ)) == []
+
+
 @pytest.mark.parametrize("length", ["x", "5, 5", "+5"])
 def test_non_numeric_length_is_refused(length: str) -> None:
     # WSGI servers fold repeated fields into one CONTENT_LENGTH (RFC 9112 §6.3).
@@ -378,7 +388,7 @@ def test_input_error_propagates_in_report_mode() -> None:
         [(b"content-type", b"text/plain")], GuardConfig(mode="report"), "wsgi"
     )
     with pytest.raises(OSError, match="client disconnected"):
-        _read_into(BodySpool(1024), body, environ)
+        _read_into(BodySpool(1024), body, _input_chunks(environ))
 
 
 def test_uninspected_body_passes_untouched() -> None:

@@ -34,7 +34,9 @@ _PARAMETER: Final = re.compile(
 def parameters(value: bytes, pos: int) -> dict[str, bytes] | None:
     """The ``; name=value`` parameters of a header from ``pos``; None if malformed.
 
-    Names are lower-cased; a quoted value is unquoted (quoted-pair undone).
+    Names are lower-cased; a quoted value is unquoted (quoted-pair undone). A name
+    given twice (in any case) is malformed: RFC 9110 §5.6.6 does not say which one
+    counts, and parsers differ (fail closed).
     """
     params: dict[str, bytes] = {}
     while pos < len(value):
@@ -45,6 +47,9 @@ def parameters(value: bytes, pos: int) -> dict[str, bytes] | None:
         if raw.startswith(b'"'):
             # RFC 9110 §5.6.4: quoted-pair = "\\" ( HTAB / SP / VCHAR / obs-text )
             raw = re.sub(rb"\\(.)", rb"\1", raw[1:-1], flags=re.DOTALL)
-        params[param.group(1).decode("ascii").lower()] = raw
+        name = param.group(1).decode("ascii").lower()
+        if name in params:
+            return None
+        params[name] = raw
         pos = param.end()
     return params

@@ -8,9 +8,10 @@ from ._config import GuardConfig
 from ._finding import Finding, RequestKind
 from ._form import FormInspector
 from ._json import JsonInspector
-from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
+from ._mediatype import UTF8_CHARSETS, extended_parameter, media_kind, parse_media_type
 from ._multipart import MAX_BOUNDARY_BYTES, MultipartInspector
-from ._text import BodyInspector, TextInspector, body_finding
+from ._sniff import SniffingInspector
+from ._text import BodyInspector, body_finding
 
 __all__ = ["body_inspector"]
 
@@ -20,8 +21,13 @@ def body_inspector(
 ) -> BodyInspector | Finding | None:
     """The inspector for a body with these headers, a refusal, or None to pass it on.
 
-    Binary media types, and bodies without a Content-Type (RFC 9110 §8.3: the
-    recipient may treat them as application/octet-stream), pass on uninspected.
+    Content-Type does not decide alone, as frameworks parse JSON whatever it says:
+    a body with no Content-Type (RFC 9110 §8.3 lets a recipient sniff it) or of a
+    ``text/*`` type is checked as UTF-8 text, and as JSON when it starts like JSON;
+    a body of any other (binary) type gets the JSON checks when it starts like JSON
+    and passes untouched otherwise, or is checked as text with
+    ``inspect_all_bodies``. A compressed body of a binary type passes: it cannot be
+    sniffed, and frameworks do not decompress it before parsing.
     """
     types: list[bytes] = []
     codings: list[bytes] = []
@@ -33,32 +39,38 @@ def body_inspector(
             codings.append(value)
     if len(types) > 1 or len(codings) > 1:
         return body_finding(RequestKind.DUPLICATE_HEADER)
-    if not types:
-        return None
-    parsed = parse_media_type(types[0])
-    if parsed is None:
-        return body_finding(RequestKind.UNSUPPORTED_CHARSET)
-    media_type, params = parsed
-    inspector = _inspector_for(media_type, params, config, 0)
+    inspector = _inspector_for(types[0] if types else None, config)
     if inspector is None or isinstance(inspector, Finding):
         return inspector
     if codings and codings[0].strip().lower() not in (b"", b"identity"):
-        return body_finding(RequestKind.UNSUPPORTED_CONTENT_ENCODING)
+        binary = isinstance(inspector, SniffingInspector) and inspector.binary
+        return (
+            None if binary else body_finding(RequestKind.UNSUPPORTED_CONTENT_ENCODING)
+        )
     return inspector
 
 
 def _inspector_for(
-    media_type: str, params: dict[str, str], config: GuardConfig, base: int
+    content_type: bytes | None, config: GuardConfig
 ) -> BodyInspector | Finding | None:
+    if content_type is None:
+        return SniffingInspector(config.policy, binary=False)
+    parsed = parse_media_type(content_type)
+    if parsed is None:
+        return body_finding(RequestKind.UNSUPPORTED_CHARSET)
+    media_type, params = parsed
+    refused = extended_parameter(params)
+    if refused is not None:
+        return body_finding(refused)
     kind = media_kind(media_type)
     if kind is None:
-        return None
+        return SniffingInspector(config.policy, binary=not config.inspect_all_bodies)
     if params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
-        return body_finding(RequestKind.UNSUPPORTED_CHARSET, base)
+        return body_finding(RequestKind.UNSUPPORTED_CHARSET)
     if kind == "json":
-        return JsonInspector(config.policy, base=base)
+        return JsonInspector(config.policy)
     if kind == "text":
-        return TextInspector(config.policy, base=base)
+        return SniffingInspector(config.policy, binary=False)
     if kind == "form":
         return FormInspector(config.policy)
     boundary = params.get("boundary", "").encode("latin-1")

@@ -55,6 +55,10 @@ class GuardConfig:
     skip_headers: Collection[str] = ()
     allow_encoded_separators: bool = False
     allow_lookalike_separators: bool = False
+    #: Check every body as UTF-8 text (and as JSON when it starts like JSON), not only
+    #: bodies with no Content-Type or a text, JSON, form or multipart type. By default
+    #: a body of another (binary) type passes untouched unless it starts like JSON.
+    inspect_all_bodies: bool = False
     on_violation: Callable[[ViolationEvent], None] | None = None
     #: ``path_policy`` (or ``policy``) with NUL, controls and bidi controls refused.
     effective_path_policy: Policy = field(init=False, repr=False)
@@ -80,6 +84,7 @@ class GuardConfig:
             "stream_body",
             "allow_encoded_separators",
             "allow_lookalike_separators",
+            "inspect_all_bodies",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool")

@@ -15,6 +15,7 @@ from ._config import GuardConfig, logger
 from ._finding import Finding, RequestKind
 from ._problem import Problem, invalid_request, too_large
 from ._request import RequestHead, inspect_head, normalize_head
+from ._sniff import SniffingInspector
 from ._text import BodyInspector, body_finding
 
 __all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
@@ -79,7 +80,8 @@ class BodyCheck:
 
     ``refusal`` is set before any byte is read when the headers already decide (a
     refused charset, a declared length over the limit). ``inspected`` is False for a
-    body that passes on untouched (binary media types, no Content-Type). Feed each
+    body that passes on untouched (a binary media type, once the body's first bytes
+    show it is not JSON). Feed each
     chunk; a returned problem means stop reading and send it. A streamed body
     (``stream_body``) cannot be repaired after the app has seen part of it, so in
     normalize mode its findings block.
@@ -104,11 +106,18 @@ class BodyCheck:
             self.refusal = self._decide([inspector])
         else:
             self._inspector = inspector
-        if self._inspector is not None and self._over_limit(_declared_length(headers)):
+        may_pass = isinstance(inspector, SniffingInspector) and inspector.binary
+        if (
+            self._inspector is not None
+            and not may_pass
+            and self._over_limit(_declared_length(headers))
+        ):
             self.refusal = self._too_large()
 
     @property
     def inspected(self) -> bool:
+        """Whether the body is being checked; turns False when a body of a binary
+        type turns out not to be JSON: the rest passes on unread."""
         return self._inspector is not None
 
     @property
@@ -121,11 +130,16 @@ class BodyCheck:
     def feed(self, chunk: bytes) -> Problem | None:
         """Check the next chunk; a problem means refuse the request now."""
         self._received += len(chunk)
-        if self._inspector is None:
+        inspector = self._inspector
+        if inspector is None:
+            return None
+        findings = inspector.feed(chunk)
+        if isinstance(inspector, SniffingInspector) and inspector.passed:
+            self._inspector = None
             return None
         if self._over_limit(self._received):
             return self._too_large()
-        return self._decide(self._inspector.feed(chunk))
+        return self._decide(findings)
 
     def finish(self) -> Problem | None:
         """Declare the end of the body; a problem means refuse the request."""

@@ -69,6 +69,7 @@ class Utf8GuardMiddleware:
         skip_headers: Collection[str] = (),
         allow_encoded_separators: bool = False,
         allow_lookalike_separators: bool = False,
+        inspect_all_bodies: bool = False,
         on_violation: Callable[[ViolationEvent], None] | None = None,
     ) -> None:
         self.app = app
@@ -82,6 +83,7 @@ class Utf8GuardMiddleware:
             skip_headers=skip_headers,
             allow_encoded_separators=allow_encoded_separators,
             allow_lookalike_separators=allow_lookalike_separators,
+            inspect_all_bodies=inspect_all_bodies,
             on_violation=on_violation,
         )
 
@@ -189,30 +191,39 @@ class _Exchange:
     async def _buffered(self, receive: Receive, send: Send) -> None:
         spool = BodySpool(self.config.memory_body_size)
         try:
-            if not await self._read_into(spool, receive, send):
+            more = await self._read_into(spool, receive, send)
+            if more is None:
                 return
             if self.body.needs_repair:
                 spool = self._repaired(spool)
-            replay = _Replay(spool.chunks(), receive)
+            replay = _Replay(spool.chunks(), receive, more=more)
             await self.app(self.scope, replay, send)
         finally:
             spool.close()
 
-    async def _read_into(self, spool: BodySpool, receive: Receive, send: Send) -> bool:
-        """Read and check the whole body; False if it was refused or the client left."""
+    async def _read_into(
+        self, spool: BodySpool, receive: Receive, send: Send
+    ) -> bool | None:
+        """Read and check the body into ``spool``.
+
+        None if it was refused or the client left; else whether more body messages
+        follow unread (a body of a binary type that turned out not to be JSON).
+        """
         more = True
         while more:
             message = await receive()
             if message["type"] != "http.request":
-                return False
+                return None
             chunk = _body_of(message)
             more = bool(message.get("more_body", False))
             problem = self.body.feed(chunk) or (None if more else self.body.finish())
             if problem is not None:
                 await _send_problem(send, problem)
-                return False
+                return None
             spool.append(chunk)
-        return True
+            if not self.body.inspected:
+                return more
+        return False
 
     def _repaired(self, spool: BodySpool) -> BodySpool:
         """The body with each invalid sequence replaced; Content-Length to match."""
@@ -230,12 +241,18 @@ class _Exchange:
 
 
 class _Replay:
-    """``receive`` for the app: the checked body again, then the server's receive."""
+    """``receive`` for the app: the checked body again, then the server's receive.
 
-    def __init__(self, pieces: Iterator[bytes], receive: Receive) -> None:
+    ``more``: the server has more body messages after the replayed ones.
+    """
+
+    def __init__(
+        self, pieces: Iterator[bytes], receive: Receive, *, more: bool
+    ) -> None:
         self._pieces = pieces
         self._next = next(pieces, None)
         self._receive = receive
+        self._more = more
         self._done = False
 
     async def __call__(self) -> Message:
@@ -246,7 +263,7 @@ class _Replay:
         return {
             "type": "http.request",
             "body": b"" if piece is None else piece,
-            "more_body": not self._done,
+            "more_body": self._more or not self._done,
         }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
+from itertools import chain
 from typing import IO, TYPE_CHECKING, Final
 
 from .._policy import STRICT, Policy
@@ -73,6 +74,7 @@ class Utf8GuardWSGIMiddleware:
         skip_headers: Collection[str] = (),
         allow_encoded_separators: bool = False,
         allow_lookalike_separators: bool = False,
+        inspect_all_bodies: bool = False,
         on_violation: Callable[[ViolationEvent], None] | None = None,
     ) -> None:
         self.app = app
@@ -86,6 +88,7 @@ class Utf8GuardWSGIMiddleware:
             skip_headers=skip_headers,
             allow_encoded_separators=allow_encoded_separators,
             allow_lookalike_separators=allow_lookalike_separators,
+            inspect_all_bodies=inspect_all_bodies,
             on_violation=on_violation,
         )
 
@@ -103,6 +106,16 @@ class Utf8GuardWSGIMiddleware:
             return _send_problem(start_response, body.refusal)
         if not body.inspected:
             return self.app(environ, start_response)
+        if _content_length(environ) is None and not environ.get(
+            "wsgi.input_terminated"
+        ):
+            # PEP 3333: no body at all. The app gets the empty stream it should read.
+            problem = body.finish()
+            if problem is not None:
+                return _send_problem(start_response, problem)
+            environ = dict(environ)
+            environ["wsgi.input"] = io.BytesIO(b"")
+            return self.app(environ, start_response)
         if self.config.mode == "report":
             stream = _CheckedInput(body, environ, report=True)
             environ = dict(environ)
@@ -117,16 +130,23 @@ class Utf8GuardWSGIMiddleware:
     ) -> Iterable[bytes]:
         spool = BodySpool(self.config.memory_body_size)
         try:
-            problem = _read_into(spool, body, environ)
+            chunks = _input_chunks(environ)
+            problem = _read_into(spool, body, chunks)
             if problem is not None:
                 spool.close()
                 return _send_problem(start_response, problem)
             if body.needs_repair:
                 spool = _repaired(spool, self.config)
             environ = dict(environ)
-            environ["wsgi.input"] = _replay(spool, self.config.memory_body_size)
             environ["wsgi.input_terminated"] = True
-            environ["CONTENT_LENGTH"] = str(spool.size)
+            if body.inspected:
+                environ["wsgi.input"] = _replay(spool, self.config.memory_body_size)
+                environ["CONTENT_LENGTH"] = str(spool.size)
+            else:
+                # Not JSON after all: its first bytes, then the rest as the server
+                # gives it (CONTENT_LENGTH unchanged; the stream ends with the body).
+                rest = (chunk for chunk, _ in chunks)
+                environ["wsgi.input"] = _reader(_Pieces(chain(spool.chunks(), rest)))
             result = self.app(environ, start_response)
         except BaseException:
             spool.close()  # the temporary file, if any; a second close is harmless
@@ -258,15 +278,21 @@ def _pieces_of(
 
 
 def _read_into(
-    spool: BodySpool, body: BodyCheck, environ: WSGIEnvironment
+    spool: BodySpool, body: BodyCheck, chunks: Iterator[tuple[bytes, bool]]
 ) -> Problem | None:
-    """Read and check the whole body into ``spool``; a problem means refuse."""
+    """Read and check the body into ``spool``; a problem means refuse.
+
+    Stops early when the body turns out not to need inspection (``body.inspected``
+    False): ``chunks`` then holds the rest, unread.
+    """
     try:
-        for chunk, _ in _input_chunks(environ):
+        for chunk, _ in chunks:
             problem = body.feed(chunk)
             if problem is not None:
                 return problem
             spool.append(chunk)
+            if not body.inspected:
+                return None
     except OSError:
         # The message is never shown: it may quote the body (Werkzeug's chunk errors).
         problem = body.unreadable()
