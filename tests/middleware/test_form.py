@@ -130,6 +130,54 @@ def test_form_every_split(data: bytes, expected: list[Row]) -> None:
     assert inspect(data, list(range(len(data)))) == expected
 
 
+CHARSET_CASES = [
+    ("utf7", b"_charset_=utf-7&a=1", [("_charset_", "unsupported_charset", 0)]),
+    (
+        "escaped-name",
+        b"a=1&%5Fcharset%5f=UTF-16",
+        [("_charset_", "unsupported_charset", 4)],
+    ),
+    ("upper-name", b"_CHARSET_=utf-7", [("_charset_", "unsupported_charset", 0)]),
+    ("plus-value", b"_charset_=utf+7", [("_charset_", "unsupported_charset", 0)]),
+    ("empty", b"_charset_=&b=1", [("_charset_", "unsupported_charset", 0)]),
+    ("utf8-then-invalid", b"_charset_=UTF-8&b=%FF", [("b", "invalid_byte", 18)]),
+    ("ascii", b"_charset_=us-ascii", []),
+    ("padded", b"_charset_=+utf-8+", []),
+    (
+        "twice",
+        b"_charset_=utf-8&_charset_=utf-8",
+        [("_charset_", "ambiguous_parameter", 16)],
+    ),
+    ("other-name", b"x_charset_=utf-7&_charset=utf-7&charset=utf-7", []),
+    ("in-a-value", b"a=_charset_=utf-7", []),
+    (
+        "long-value",
+        b"_charset_=" + b"u" * 100 + b"&a=1",
+        [("_charset_", "unsupported_charset", 0)],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [c[1:] for c in CHARSET_CASES],
+    ids=[c[0] for c in CHARSET_CASES],
+)
+def test_charset_field_every_split(data: bytes, expected: list[Row]) -> None:
+    # HTML §4.10.21.8: "_charset_" names the encoding the form was sent in.
+    for cut in range(len(data) + 1):
+        assert inspect(data, [cut]) == expected, cut
+    assert inspect(data, list(range(len(data)))) == expected
+
+
+def test_charset_field_holds_at_most_one_short_field() -> None:
+    inspector = FormInspector(STRICT)
+    inspector.feed(b"a=1&_char")
+    assert inspector.checked == 4
+    inspector.feed(b"set_=utf-8&b=2&c")
+    assert inspector.checked == 24 + 1  # "c" is not the start of "_charset_"
+
+
 def test_findings_are_capped_per_body() -> None:
     assert MAX_BODY_FINDINGS == MAX_FINDINGS
     data = b"a=%FF&" * 1000
@@ -144,3 +192,4 @@ def test_findings_are_capped_per_body() -> None:
 def test_malformed_escapes_are_capped_too() -> None:
     data = b"a=%G" * 100
     assert len(inspect(data, [7, 50])) == MAX_BODY_FINDINGS
+    assert len(inspect(b"_charset_=x&" * 100, [])) == MAX_BODY_FINDINGS

@@ -64,8 +64,9 @@ class RequestKind(str, enum.Enum):
     #: escapes and characters a UTF-8 check never sees; RFC 8259 §8.1 requires UTF-8
     NON_UTF8_JSON = "non_utf8_json"
     #: a Content-Type parameter in RFC 2231 extended or continuation form
-    #: (``charset*=``, ``boundary*0=``) or given twice: parsers that know RFC 2231 and
-    #: parsers that don't, or that keep the first or the last, read different values
+    #: (``charset*=``, ``boundary*0=``) or given twice, or a second ``_charset_``
+    #: form field: parsers that know RFC 2231 and parsers that don't, or that keep
+    #: the first or the last, read different values
     AMBIGUOUS_PARAMETER = "ambiguous_parameter"
     #: two Content-Length fields, one that is not a single decimal number, or
     #: Content-Length with Transfer-Encoding (RFC 9112 §6.3: request smuggling)

@@ -8,7 +8,8 @@ from typing import Final
 from .._policy import Policy
 from .._stream import IncrementalValidator
 from .._violation import Utf8Error
-from ._finding import Finding, Location, safe_name
+from ._finding import Finding, Location, RequestKind, safe_name
+from ._mediatype import UTF8_CHARSETS
 from ._percent import Decoded, incomplete_escape_start, percent_decode
 from ._text import MAX_BODY_FINDINGS
 
@@ -20,8 +21,25 @@ _SAFE_NAME_BYTES: Final = 65
 _NAME_RAW_BYTES: Final = 3 * _SAFE_NAME_BYTES
 _NAME_END: Final = re.compile(rb"[&=]")
 _VALUE_END: Final = re.compile(rb"&")
-# RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG; any other "%" is malformed.
-_MALFORMED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+#: HTML §4.10.21.8 ("_charset_"): a field of this name declares the form's encoding.
+_CHARSET_NAME: Final = b"_charset_"
+# Each character as itself or escaped, any case (fail closed: some parsers fold it).
+_CHARSET_FIELD: Final = re.compile(
+    rb"(?:^|(?<=&))(?:"
+    + rb")(?:".join(
+        re.escape(bytes([c]))
+        + b"|%"
+        + b"%02x" % c
+        + b"|%"
+        + b"%02x" % ord(chr(c).upper())
+        for c in _CHARSET_NAME
+    )
+    + rb")=([^&]*)",
+    re.IGNORECASE,
+)
+#: Longest unfinished field held for the next chunk when it may be a _charset_
+#: field: its name escaped ("%5F..." 27 bytes), "=" and a 64-byte value.
+_HELD_FIELD_BYTES: Final = 3 * len(_CHARSET_NAME) + 1 + 64
 
 
 class FormInspector:
@@ -49,6 +67,8 @@ class FormInspector:
         self._in_value = False  # at _offset: inside the current field's value
         self._name_raw = b""  # the current field's raw name (first _NAME_RAW_BYTES)
         self._skipping = False  # the current name or value already has a finding
+        self._at_field_start = True  # _carry[0] starts a field
+        self._charset_seen = False  # a _charset_ field was seen
         self._found = 0
 
     @property
@@ -76,10 +96,15 @@ class FormInspector:
 
     def _process(self, chunk: bytes, *, final: bool) -> list[Finding]:
         buf = self._carry + chunk if self._carry else chunk
-        cut = len(buf) if final else incomplete_escape_start(buf)
+        cut = len(buf) if final else self._held_from(buf, incomplete_escape_start(buf))
         findings: list[Finding] = []
         if not self._done:
-            findings = self._escape_errors(buf, cut) + self._validate(buf, cut)
+            decoded = _decode(buf[:cut])
+            findings = self._escape_errors(buf, decoded) + self._validate(
+                buf, cut, decoded
+            )
+            if _CHARSET_NAME + b"=" in decoded.data.lower():
+                findings += self._charsets(buf, cut)  # rare: its regex is slow
             findings = self._kept(sorted(findings, key=lambda f: f.offset))
         self._advance(buf, cut)
         return findings
@@ -89,20 +114,55 @@ class FormInspector:
         self._found += len(kept)
         return kept
 
-    def _escape_errors(self, buf: bytes, cut: int) -> list[Finding]:
+    def _held_from(self, buf: bytes, cut: int) -> int:
+        """Where to stop in ``buf``: before a short last field that may still turn
+        out to be ``_charset_``, so that it is seen whole with the next chunk."""
+        amp = buf.rfind(b"&", 0, cut)
+        start = amp + 1 if amp >= 0 else (0 if self._at_field_start else cut)
+        if cut - start > _HELD_FIELD_BYTES:
+            return cut
+        name, equals, _ = buf[start:cut].partition(b"=")
+        decoded = percent_decode(name).data.lower()
+        if (decoded == _CHARSET_NAME) if equals else _CHARSET_NAME.startswith(decoded):
+            return start
+        return cut
+
+    def _charsets(self, buf: bytes, cut: int) -> list[Finding]:
+        """HTML §4.10.21.8: a ``_charset_`` field must say UTF-8, and come once.
+
+        A second one is ambiguous (parsers keep the first or the last); so the
+        fields checked stay few however many the body repeats.
+        """
         findings: list[Finding] = []
-        for match in _MALFORMED.finditer(buf, 0, cut):
-            at = match.start()
-            kind = percent_decode(buf[at : at + 2]).errors[0][0]  # which malformation
-            findings.append(
-                Finding(Location.BODY, self._name_at(buf, at), kind, self._offset + at)
-            )
+        for match in _CHARSET_FIELD.finditer(buf, 0, cut):
+            if match.start() == 0 and not self._at_field_start:
+                continue
+            value = percent_decode(match.group(1), plus_is_space=True).data
+            label = value.strip(b" \t\n\f\r").lower().decode("latin-1")
+            if self._charset_seen:
+                kind = RequestKind.AMBIGUOUS_PARAMETER
+            elif label not in UTF8_CHARSETS:
+                kind = RequestKind.UNSUPPORTED_CHARSET
+            else:
+                self._charset_seen = True
+                continue
+            self._charset_seen = True
+            offset = self._offset + match.start()
+            findings.append(Finding(Location.BODY, "_charset_", kind, offset))
             if len(findings) >= MAX_BODY_FINDINGS:
                 break
         return findings
 
-    def _validate(self, buf: bytes, cut: int) -> list[Finding]:
-        """Validate the decoded ``buf[:cut]``; one finding per failing name or value."""
+    def _escape_errors(self, buf: bytes, decoded: Decoded) -> list[Finding]:
+        """The malformed escapes of ``decoded`` (from ``buf[0]``), named."""
+        return [
+            Finding(Location.BODY, self._name_at(buf, at), kind, self._offset + at)
+            for kind, at in decoded.errors[:MAX_BODY_FINDINGS]
+        ]
+
+    def _validate(self, buf: bytes, cut: int, whole: Decoded) -> list[Finding]:
+        """Validate ``whole``, the decoded ``buf[:cut]``; one finding per failing
+        name or value (after one, the rest of that name or value is skipped)."""
         findings: list[Finding] = []
         pos = 0
         while pos < cut and len(findings) < MAX_BODY_FINDINGS:
@@ -114,7 +174,7 @@ class FormInspector:
                 self._utf8 = IncrementalValidator(self._policy)
                 self._fed, self._tail = 0, []
                 pos = end  # the delimiter itself is ASCII: feed it
-            decoded = _decode(buf[pos:cut])
+            decoded = whole if pos == 0 else _decode(buf[pos:cut])
             before = self._fed
             try:
                 self._utf8.feed(decoded.data)
@@ -181,6 +241,8 @@ class FormInspector:
         """Move past ``buf[:cut]``: carry the rest, track the field it ends in."""
         self._in_value, self._name_raw = self._state_at(buf, cut)
         self._name_raw = self._name_raw[:_NAME_RAW_BYTES]
+        if cut:
+            self._at_field_start = buf[cut - 1] == 0x26  # "&"
         self._carry = bytes(buf[cut:])
         self._offset += cut
 
@@ -189,10 +251,11 @@ def _decode(raw: bytes) -> Decoded:
     """``raw`` percent-decoded (``+`` left alone: it and the space are both ASCII)."""
     if b"%" not in raw:
         return Decoded(raw, raw, ())
-    if _MALFORMED.search(raw) is not None:
-        return percent_decode(raw)
-    # Every "%" starts a well-formed escape. Rewritten as "\\xHH" (each "\\" doubled),
-    # the unicode_escape codec decodes them in C, 6x faster than unquote_to_bytes
-    # (2 MiB of "%41": 55 ms, not 315 ms); latin-1 maps U+00HH back to byte HH.
+    # Each "%" as "\\x" (each "\\" doubled first): the unicode_escape codec decodes
+    # well-formed escapes in C, 6x faster than unquote_to_bytes (2 MiB of "%41": 55
+    # ms, not 315), and fails on any other "%"; latin-1 maps U+00HH back to byte HH.
     escaped = raw.replace(b"\\", b"\\\\").replace(b"%", b"\\x")
-    return Decoded(escaped.decode("unicode_escape").encode("latin-1"), raw, ())
+    try:
+        return Decoded(escaped.decode("unicode_escape").encode("latin-1"), raw, ())
+    except UnicodeDecodeError:
+        return percent_decode(raw)  # a malformed escape: listed in its errors
