@@ -1,8 +1,9 @@
-"""End to end, raw sockets: bodies the servers deliver oddly never make a 500.
+"""End to end, raw sockets: bodies the frameworks parse never carry refused text.
 
 Werkzeug's server raises ``OSError`` from ``wsgi.input`` on a chunk extension, a
 trailer or a bad chunk size (F11); Gunicorn parses extensions and trailers and
-answers a bad chunk size with its own 400.
+answers a bad chunk size with its own 400. FastAPI parses any body as JSON for a
+body model, whatever its Content-Type, and answered F10 with a 500.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -84,3 +86,134 @@ def test_odd_chunked_body_is_never_a_500(wsgi_server: Server, body: bytes) -> No
         assert (status, reply["body"], reply["clean"]) == (200, "ab", True)
     else:
         assert status == 400  # Gunicorn's own answer
+
+
+@pytest.fixture(scope="module")
+def fastapi_server() -> Iterator[tuple[str, int]]:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--factory",
+        "tests.middleware.e2e_fastapi_app:create",
+        "--fd",
+        str(listener.fileno()),
+        "--no-access-log",
+        "--log-level",
+        "warning",
+    ]
+    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="120")
+    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
+        command, cwd=ROOT, env=env, pass_fds=[listener.fileno()]
+    )
+    listener.close()
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield "127.0.0.1", port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _post(target: bytes, content_type: bytes | None, body: bytes) -> bytes:
+    head = b"POST %s HTTP/1.1\r\n" % target
+    if content_type is not None:
+        head += b"Content-Type: %s\r\n" % content_type
+    return head + b"Content-Length: %d\r\n\r\n" % len(body)
+
+
+REFUSED_JSON = [
+    # F10: no Content-Type, a raw surrogate: FastAPI's 422 handler answered 500.
+    ("f10-raw-surrogate", b"/model", None, b'{"a": "\xed\xa0\x80"}', "surrogate"),
+    ("no-type-escape", b"/model", None, b'{"a": "\\ud800"}', "json_surrogate_escape"),
+    (
+        "text-escape",
+        b"/json",
+        b"text/plain",
+        b'{"a": "\\udfff"}',
+        "json_surrogate_escape",
+    ),
+    (
+        "octet-escape",
+        b"/json",
+        b"application/octet-stream",
+        b' {"a": "\\uffff"}',
+        "noncharacter",
+    ),
+    (
+        "ndjson-escape",
+        b"/json",
+        b"application/x-ndjson",
+        b'{"a": "\\ud800"}',
+        "json_surrogate_escape",
+    ),
+    # F2: json.loads(bytes) decodes UTF-16 and UTF-32 by itself.
+    (
+        "utf16-json",
+        b"/model",
+        b"application/json",
+        '{"a": "\\ud800"}'.encode("utf-16-le"),
+        "non_utf8_json",
+    ),
+    (
+        "utf32-octet",
+        b"/json",
+        b"application/octet-stream",
+        '{"a": "\\ufdd0"}'.encode("utf-32-be"),
+        "non_utf8_json",
+    ),
+    (
+        "charset-star",
+        b"/json",
+        b"application/json; charset*=utf-8''utf-7",
+        b'{"a": "+ADw-"}',
+        "unsupported_charset",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("target", "content_type", "body", "kind"),
+    [case[1:] for case in REFUSED_JSON],
+    ids=[case[0] for case in REFUSED_JSON],
+)
+def test_json_under_any_type_is_checked(
+    fastapi_server: tuple[str, int],
+    target: bytes,
+    content_type: bytes | None,
+    body: bytes,
+    kind: str,
+) -> None:
+    status, reply = request(*fastapi_server, _post(target, content_type, body), body)
+    assert status == 400
+    violations = reply["violations"]
+    assert isinstance(violations, list)
+    assert violations[0]["kind"] == kind
+
+
+def test_clean_json_under_any_type_passes(fastapi_server: tuple[str, int]) -> None:
+    body = '{"a": "h\u00e9 \\u00e9 \\ud83d\\ude00"}'.encode()
+    expected = "h\u00e9 \u00e9 \U0001f600"
+    # FastAPI reads a body with no type as bytes, not JSON: its 422 (once a 500,
+    # F10, when the bytes were not UTF-8). The guard lets the valid body through.
+    status, _ = request(*fastapi_server, _post(b"/model", None, body), body)
+    assert status == 422
+    head = _post(b"/model", b"application/json", body)
+    assert request(*fastapi_server, head, body) == (200, {"a": ascii(expected)})
+    # Starlette's request.json() parses the body whatever the type says.
+    for content_type in (b"text/plain", b"application/octet-stream"):
+        head = _post(b"/json", content_type, body)
+        status, reply = request(*fastapi_server, head, body)
+        assert (status, reply) == (200, {"json": ascii({"a": expected})})
