@@ -164,7 +164,7 @@ CHARSET_CASES = [
     ids=[c[0] for c in CHARSET_CASES],
 )
 def test_charset_field_every_split(data: bytes, expected: list[Row]) -> None:
-    # HTML §4.10.21.8: "_charset_" names the encoding the form was sent in.
+    # RFC 7578 §4.6 and HTML: "_charset_" names the encoding the form was sent in.
     for cut in range(len(data) + 1):
         assert inspect(data, [cut]) == expected, cut
     assert inspect(data, list(range(len(data)))) == expected

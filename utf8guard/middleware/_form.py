@@ -21,7 +21,8 @@ _SAFE_NAME_BYTES: Final = 65
 _NAME_RAW_BYTES: Final = 3 * _SAFE_NAME_BYTES
 _NAME_END: Final = re.compile(rb"[&=]")
 _VALUE_END: Final = re.compile(rb"&")
-#: HTML §4.10.21.8 ("_charset_"): a field of this name declares the form's encoding.
+#: HTML form submission and RFC 7578 §4.6: a field named "_charset_" declares the
+#: encoding of the form data.
 _CHARSET_NAME: Final = b"_charset_"
 # Each character as itself or escaped, any case (fail closed: some parsers fold it).
 _CHARSET_FIELD: Final = re.compile(
@@ -128,7 +129,7 @@ class FormInspector:
         return cut
 
     def _charsets(self, buf: bytes, cut: int) -> list[Finding]:
-        """HTML §4.10.21.8: a ``_charset_`` field must say UTF-8, and come once.
+        """A ``_charset_`` field (RFC 7578 §4.6) must say UTF-8, and come once.
 
         A second one is ambiguous (parsers keep the first or the last); so the
         fields checked stay few however many the body repeats.
