@@ -217,3 +217,87 @@ def test_clean_json_under_any_type_passes(fastapi_server: tuple[str, int]) -> No
         head = _post(b"/json", content_type, body)
         status, reply = request(*fastapi_server, head, body)
         assert (status, reply) == (200, {"json": ascii({"a": expected})})
+
+
+ASGI_SERVERS = {
+    "uvicorn-h11": ["-m", "uvicorn", "--http", "h11"],
+    "uvicorn-httptools": ["-m", "uvicorn", "--http", "httptools"],
+    "hypercorn": ["-m", "hypercorn"],
+}
+
+
+@pytest.fixture(scope="module", params=ASGI_SERVERS)
+def asgi_server(request: pytest.FixtureRequest) -> Iterator[Server]:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    fd = str(listener.fileno())
+    app = "tests.middleware.e2e_app:create"
+    if request.param == "hypercorn":
+        args = [*ASGI_SERVERS["hypercorn"], "--bind", f"fd://{fd}", f"{app}()"]
+    else:
+        args = [*ASGI_SERVERS[request.param], "--factory", app, "--fd", fd]
+    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="120")
+    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
+        [sys.executable, *args], cwd=ROOT, env=env, pass_fds=[listener.fileno()]
+    )
+    listener.close()
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield "127.0.0.1", port, request.param
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+_POST = b"POST /t HTTP/1.1\r\nContent-Type: text/plain\r\n"
+FRAMING = [
+    ("two-lengths", _POST + b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n", b"abc"),
+    (
+        "length-and-chunked",
+        _POST + b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"2\r\nab\r\n0\r\n\r\n",
+    ),
+    ("plus-length", _POST + b"Content-Length: +2\r\n\r\n", b"ab"),
+    # RFC 9112 §6.3 lets a server merge equal values: h11 (uvicorn, hypercorn) does,
+    # and then the one length it kept is the only one the guard can see.
+    ("equal-lengths", _POST + b"Content-Length: 2\r\nContent-Length: 2\r\n\r\n", b"ab"),
+    ("length-list", _POST + b"Content-Length: 2, 2\r\n\r\n", b"ab"),
+]
+
+
+@pytest.mark.parametrize(
+    ("head", "body"), [case[1:] for case in FRAMING], ids=[case[0] for case in FRAMING]
+)
+def test_ambiguous_framing_asgi(asgi_server: Server, head: bytes, body: bytes) -> None:
+    status, reply = request(*asgi_server[:2], head, body)
+    if status == 200:
+        # Only a merge of equal values by the server itself gets through.
+        assert head.count(b": 2") == 2 or b"2, 2" in head
+        assert (reply["body"], reply["length"]) == ("ab", 2)
+    else:
+        assert status == 400
+
+
+@pytest.mark.parametrize(
+    ("head", "body"), [case[1:] for case in FRAMING], ids=[case[0] for case in FRAMING]
+)
+def test_ambiguous_framing_wsgi(wsgi_server: Server, head: bytes, body: bytes) -> None:
+    status, reply = request(*wsgi_server[:2], head, body)
+    if status == 200:
+        # Werkzeug's server keeps one of two Content-Length fields and drops the
+        # other before the guard runs (SECURITY.md, WSGI); Gunicorn refuses them.
+        assert wsgi_server[2] == "werkzeug"
+        assert head.count(b"Content-Length") == 2
+        assert reply["clean"] is True
+    else:
+        assert status == 400
