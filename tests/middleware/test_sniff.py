@@ -7,6 +7,8 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from werkzeug.test import Client
 
 from utf8guard import STRICT, Policy
@@ -250,3 +252,40 @@ def test_wsgi_binary_passes_after_its_first_bytes() -> None:
     refused = client.post("/", data=b'\t["\\udfff"]', content_type="image/png")
     assert refused.status_code == 400
     assert refused.json["violations"][0]["kind"] == "json_surrogate_escape"  # type: ignore[index]
+
+
+sniff_bytes = st.lists(
+    st.sampled_from(
+        [
+            b" ",
+            b"\t",
+            b"\r\n",
+            b"{",
+            b"[",
+            b'"',
+            b"a",
+            b"1",
+            b"\x00",
+            b"\xef\xbb\xbf",
+            b"\xff\xfe",
+            b"\xfe\xff",
+            b"\\ud800",
+            b"\\u0041",
+            b"\\",
+            b"\xc3\xa4",
+            b"\xc0",
+        ]
+    ),
+    max_size=25,
+).map(b"".join)
+
+
+@given(sniff_bytes, st.lists(st.integers(0, 80), max_size=6), st.booleans())
+def test_any_chunking_gives_the_one_shot_verdict(
+    data: bytes, cuts: list[int], binary: bool
+) -> None:
+    whole, inspector = run(data, [], binary=binary)
+    assert run(data, cuts, binary=binary)[0] == whole
+    if inspector.passed:
+        assert binary
+        assert not [kind for kind, _ in whole]
