@@ -1,7 +1,7 @@
 """RFC 9110 grammar the body inspectors parse with; the only place these rules live.
 
-Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (parameters) and
-§8.3.1 (media-type):
+Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (parameters),
+§8.3.1 (media-type) and RFC 3986 §2.1 (pct-encoded):
 
     token          = 1*tchar
     tchar          = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
@@ -12,6 +12,7 @@ Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (paramete
     parameter      = parameter-name "=" parameter-value
     parameter-value = ( token / quoted-string )
     media-type     = type "/" subtype parameters
+    pct-encoded    = "%" HEXDIG HEXDIG
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["MEDIA_TYPE", "TOKEN", "parameters"]
+__all__ = ["MEDIA_TYPE", "PCT_ENCODED", "TOKEN", "parameters"]
 
+#: RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG.
+PCT_ENCODED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
 #: RFC 9110 §5.6.2 token, as a pattern to embed.
 TOKEN: Final = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 #: RFC 9110 §8.3.1: type "/" subtype, with optional whitespace around.

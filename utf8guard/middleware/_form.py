@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Final
 
 from .._policy import Policy
 from .._stream import IncrementalValidator
 from .._violation import Utf8Error
+from ._abnf import PCT_ENCODED
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._mediatype import UTF8_CHARSETS
 from ._percent import Decoded, incomplete_escape_start, percent_decode
@@ -163,8 +165,13 @@ class FormInspector:
 
     def _validate(self, buf: bytes, cut: int, whole: Decoded) -> list[Finding]:
         """Validate ``whole``, the decoded ``buf[:cut]``; one finding per failing
-        name or value (after one, the rest of that name or value is skipped)."""
+        name or value (after one, the rest of that name or value is skipped).
+
+        Decoded once; a restart after a violation feeds a view of it, so a chunk
+        costs O(chunk) however many findings it has.
+        """
         findings: list[Finding] = []
+        offsets: _Offsets | None = None
         pos = 0
         while pos < cut and len(findings) < MAX_BODY_FINDINGS:
             if self._skipping:
@@ -175,32 +182,39 @@ class FormInspector:
                 self._utf8 = IncrementalValidator(self._policy)
                 self._fed, self._tail = 0, []
                 pos = end  # the delimiter itself is ASCII: feed it
-            decoded = whole if pos == 0 else _decode(buf[pos:cut])
+            start = 0
+            if pos:
+                offsets = offsets or _Offsets(whole.raw)
+                start = offsets.decoded(pos)
+            data = memoryview(whole.data)[start:] if start else whole.data
             before = self._fed
             try:
-                self._utf8.feed(decoded.data)
+                self._utf8.feed(data)
             except Utf8Error as exc:
-                index = exc.violation.start - before
-                at = pos + decoded.raw_offset(index) if index >= 0 else None
+                at = None
+                if exc.violation.start >= before:
+                    offsets = offsets or _Offsets(whole.raw)
+                    at = offsets.raw(start + exc.violation.start - before)
                 findings.append(self._utf8_finding(buf, exc, at))
                 self._skipping = True
                 pos = max(pos, 0 if at is None else at)
                 continue
-            self._fed += len(decoded.data)
-            self._track_tail(decoded, pos)
+            self._fed += len(data)
+            self._track_tail(whole, offsets, start)
             pos = cut
         return findings
 
-    def _track_tail(self, decoded: Decoded, pos: int) -> None:
+    def _track_tail(self, whole: Decoded, offsets: _Offsets | None, start: int) -> None:
         """Remember where the bytes the validator holds came from (rarely any)."""
         pending = self._fed - self._utf8.position
         if not pending:
             self._tail = []
             return
-        size = len(decoded.data)
+        offsets = offsets or _Offsets(whole.raw)
+        size = len(whole.data)
         fresh = [
-            self._offset + pos + decoded.raw_offset(i)
-            for i in range(max(size - pending, 0), size)
+            self._offset + offsets.raw(i)
+            for i in range(max(size - pending, start), size)
         ]
         self._tail = (self._tail + fresh)[-pending:]
 
@@ -246,6 +260,26 @@ class FormInspector:
             self._at_field_start = buf[cut - 1] == 0x26  # "&"
         self._carry = bytes(buf[cut:])
         self._offset += cut
+
+
+class _Offsets:
+    """Raw and decoded offsets of one percent-decoded chunk, mapped both ways.
+
+    Built only when a violation needs it: one pass over the chunk's escapes, then a
+    bisect per lookup (the escapes' decoded positions, as ``Decoded.raw_offset``).
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = [match.start() for match in PCT_ENCODED.finditer(raw)]
+        self._decoded = [at - 2 * number for number, at in enumerate(self._raw)]
+
+    def raw(self, index: int) -> int:
+        """The raw offset of decoded byte ``index`` (its "%" if it was escaped)."""
+        return index + 2 * bisect_left(self._decoded, index)
+
+    def decoded(self, at: int) -> int:
+        """The decoded offset of raw byte ``at``, which is not inside an escape."""
+        return at - 2 * bisect_left(self._raw, at)
 
 
 def _decode(raw: bytes) -> Decoded:
