@@ -289,3 +289,42 @@ def test_any_chunking_gives_the_one_shot_verdict(
     if inspector.passed:
         assert binary
         assert not [kind for kind, _ in whole]
+
+
+@pytest.mark.parametrize(
+    ("version", "headers", "expected"),
+    [
+        ("1.1", [], (200, 0)),  # RFC 9112 §6.3: no body; nothing read before the app
+        ("1.1", [(b"content-type", b"multipart/form-data; boundary=b")], (400, 0)),
+        ("1.1", [(b"content-length", b"0")], (200, 1)),
+        ("2", [], (200, 1)),  # HTTP/2 frames a body without Content-Length
+    ],
+)
+def test_asgi_request_without_a_body(
+    version: str, headers: list[tuple[bytes, bytes]], expected: tuple[int, int]
+) -> None:
+    received: list[Message] = []
+    sent: list[Message] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def receive() -> Message:
+        message: Message = {"type": "http.request", "body": b"", "more_body": False}
+        received.append(message)
+        return message
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope: Scope = {
+        "type": "http",
+        "http_version": version,
+        "path": "/",
+        "raw_path": b"/",
+        "query_string": b"",
+        "headers": headers,
+    }
+    asyncio.run(Utf8GuardMiddleware(app)(scope, receive, send))
+    assert (sent[0]["status"], len(received)) == expected

@@ -6,7 +6,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Iterator, MutableMapping
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Collection,
+    Iterator,
+    MutableMapping,
+    Sequence,
+)
 from typing import Final
 
 from .._policy import STRICT, Policy
@@ -165,6 +172,15 @@ def _body_of(message: Message) -> bytes:
     return body
 
 
+def _has_no_body(scope: Scope, headers: Sequence[Sequence[bytes]]) -> bool:
+    """RFC 9112 §6.3 item 7: an HTTP/1 request with neither Content-Length nor
+    Transfer-Encoding has an empty body (HTTP/2 and 3 frame bodies without them)."""
+    if scope.get("http_version") not in ("1.0", "1.1"):
+        return False
+    names = {bytes(pair[0]).lower() for pair in headers}
+    return b"content-length" not in names and b"transfer-encoding" not in names
+
+
 class _Exchange:
     """One HTTP request/response: reads and checks the body, then runs the app."""
 
@@ -178,8 +194,15 @@ class _Exchange:
         self.body = BodyCheck(head.headers, config, "http")
 
     async def run(self, receive: Receive, send: Send) -> None:
-        if self.body.refusal is not None:
-            await _send_problem(send, self.body.refusal)
+        problem = self.body.refusal
+        no_body = _has_no_body(self.scope, self.head.headers)
+        if problem is None and self.body.inspected and no_body:
+            problem = self.body.finish()  # checked as empty, without a receive()
+            if problem is None:
+                await self.app(self.scope, receive, send)
+                return
+        if problem is not None:
+            await _send_problem(send, problem)
         elif not self.body.inspected:
             await self.app(self.scope, receive, send)
         elif self.config.stream_body or self.config.mode == "report":
