@@ -14,6 +14,7 @@ from utf8guard.middleware._mediatype import (
     media_kind,
     parse_media_type,
 )
+from utf8guard.middleware._sniff import SniffingInspector
 
 REFUSED = [
     # F5: Django's parser honours RFC 2231 charset* and reads the body as UTF-7.
@@ -108,6 +109,11 @@ def test_inspect_all_bodies_checks_binary_types_as_text() -> None:
     assert [f.kind.value for f in strict.feed(b"\x89PNG") + strict.finish()] == [
         "unexpected_continuation"
     ]
+    declared = [(b"content-type", b"application/octet-stream; charset=utf-16")]
+    assert isinstance(body_inspector(declared, GuardConfig()), SniffingInspector)
+    refused = body_inspector(declared, GuardConfig(inspect_all_bodies=True))
+    assert isinstance(refused, Finding)
+    assert refused.kind.value == "unsupported_charset"
     with pytest.raises(TypeError, match="inspect_all_bodies must be a bool"):
         GuardConfig(inspect_all_bodies=1)  # type: ignore[arg-type]  # the point
 

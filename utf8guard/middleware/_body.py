@@ -63,14 +63,15 @@ def _inspector_for(
     if refused is not None:
         return body_finding(refused)
     kind = media_kind(media_type)
-    if kind is None:
-        return SniffingInspector(config.policy, binary=not config.inspect_all_bodies)
+    if kind is None and not config.inspect_all_bodies:
+        # A binary type's charset is ignored: nothing decodes such a body by it.
+        return SniffingInspector(config.policy, binary=True)
     if params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
         return body_finding(RequestKind.UNSUPPORTED_CHARSET)
+    if kind is None or kind == "text":
+        return SniffingInspector(config.policy, binary=False)
     if kind == "json":
         return JsonInspector(config.policy)
-    if kind == "text":
-        return SniffingInspector(config.policy, binary=False)
     if kind == "form":
         return FormInspector(config.policy)
     boundary = params.get("boundary", "").encode("latin-1")
