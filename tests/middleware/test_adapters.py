@@ -198,6 +198,7 @@ SAMPLE_OPTIONS: dict[str, object] = {
     "skip_headers": ["cookie"],
     "allow_encoded_separators": True,
     "allow_lookalike_separators": True,
+    "inspect_all_bodies": True,
     "on_violation": _noop,
     "on_refuse": _noop,
     "exclude_paths": ["/hooks"],

@@ -8,16 +8,14 @@ import pytest
 
 from utf8guard import STRICT, Policy
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._body import (
-    BodyInspector,
-    FormInspector,
-    JsonInspector,
-    MultipartInspector,
-    TextInspector,
-    body_inspector,
-    parse_media_type,
-)
+from utf8guard.middleware._body import body_inspector
 from utf8guard.middleware._finding import Finding
+from utf8guard.middleware._form import FormInspector
+from utf8guard.middleware._json import JsonInspector
+from utf8guard.middleware._mediatype import parse_media_type
+from utf8guard.middleware._multipart import MultipartInspector
+from utf8guard.middleware._sniff import SniffingInspector
+from utf8guard.middleware._text import BodyInspector, TextInspector
 
 CONFIG = GuardConfig()
 
@@ -322,7 +320,7 @@ def test_parse_media_type(value: bytes, parsed: object) -> None:
 DISPATCH_CASES = [
     ("json", [(b"content-type", b"application/json")], "JsonInspector"),
     ("problem-json", [(b"content-type", b"application/problem+json")], "JsonInspector"),
-    ("text", [(b"content-type", b"text/csv; charset=US-ASCII")], "TextInspector"),
+    ("text", [(b"content-type", b"text/csv; charset=US-ASCII")], "SniffingInspector"),
     (
         "form",
         [(b"content-type", b"application/x-www-form-urlencoded")],
@@ -333,13 +331,13 @@ DISPATCH_CASES = [
         [(b"content-type", b"multipart/form-data; boundary=b")],
         "MultipartInspector",
     ),
-    ("binary", [(b"content-type", b"image/png")], None),
+    ("binary", [(b"content-type", b"image/png")], "SniffingInspector binary"),
     (
         "binary-utf16",
         [(b"content-type", b"application/octet-stream; charset=utf-16")],
-        None,
+        "SniffingInspector binary",
     ),
-    ("none", [], None),
+    ("none", [], "SniffingInspector"),
     ("utf7", [(b"content-type", b"text/plain; charset=utf-7")], "unsupported_charset"),
     (
         "utf16-json",
@@ -361,7 +359,7 @@ DISPATCH_CASES = [
     (
         "identity",
         [(b"content-type", b"text/plain"), (b"content-encoding", b"identity")],
-        "TextInspector",
+        "SniffingInspector",
     ),
     (
         "gzip-binary",
@@ -382,5 +380,7 @@ def test_body_inspector_dispatch(
     got = body_inspector(headers, CONFIG)
     if isinstance(got, Finding):
         assert got.kind.value == expected
+    elif isinstance(got, SniffingInspector):
+        assert f"{type(got).__name__}{' binary' if got.binary else ''}" == expected
     else:
         assert (None if got is None else type(got).__name__) == expected

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING
 import pytest
 from flask import Flask, request
 
-from utf8guard.middleware import Utf8GuardWSGIMiddleware, ViolationEvent
-from utf8guard.middleware.wsgi import environ_head
+from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware, ViolationEvent
+from utf8guard.middleware._engine import BodyCheck
+from utf8guard.middleware._spool import BodySpool
+from utf8guard.middleware.wsgi import _input_chunks, _read_into, environ_head
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo
@@ -277,11 +279,6 @@ class Broken(io.RawIOBase):
             "h\u00e9 \u20ac".encode(),
             id="terminated",
         ),
-        pytest.param(
-            {"CONTENT_LENGTH": "x", "wsgi.input_terminated": True},
-            "h\u00e9 \u20ac".encode(),
-            id="bad-length-terminated",
-        ),
         pytest.param({"CONTENT_LENGTH": "100"}, "h\u00e9 \u20ac".encode(), id="short"),
         pytest.param({"CONTENT_LENGTH": "3"}, "h\u00e9".encode(), id="longer"),
     ],
@@ -294,6 +291,26 @@ def test_body_bounds(
     environ["wsgi.input"] = Trickle(body, 2)
     app = Utf8GuardWSGIMiddleware(echo, stream_body=stream_body)
     assert seen_by(call(app, environ))["body"].encode("latin-1") == expected
+
+
+def test_no_body_is_checked_without_reading() -> None:
+    # PEP 3333: no CONTENT_LENGTH and no wsgi.input_terminated: the body is empty.
+    environ = make_environ("/", b"", "multipart/form-data; boundary=b")
+    environ["wsgi.input"] = Broken()
+    assert violations(call(Utf8GuardWSGIMiddleware(echo), environ))[0]["kind"] == (
+        "malformed_multipart"
+    )
+    assert list(_input_chunks(environ)) == []
+
+
+@pytest.mark.parametrize("length", ["x", "5, 5", "+5"])
+def test_non_numeric_length_is_refused(length: str) -> None:
+    # WSGI servers fold repeated fields into one CONTENT_LENGTH (RFC 9112 §6.3).
+    environ = make_environ("/", b"abc", "text/plain", CONTENT_LENGTH=length)
+    environ["wsgi.input_terminated"] = True
+    assert violations(call(Utf8GuardWSGIMiddleware(echo), environ))[0]["kind"] == (
+        "ambiguous_framing"
+    )
 
 
 def test_streamed_json_escape_waits_for_the_end() -> None:
@@ -348,11 +365,30 @@ def test_app_error_in_buffered_mode_propagates() -> None:
         call(Utf8GuardWSGIMiddleware(app, memory_body_size=1024), environ)
 
 
-def test_input_error_propagates() -> None:
+@pytest.mark.parametrize("stream_body", [False, True], ids=["buffered", "streamed"])
+def test_input_error_is_a_400_not_a_500(stream_body: bool) -> None:
+    # F11: Werkzeug's server raises OSError on a chunk extension or a trailer.
+    environ = make_environ("/", b"abc", "text/plain")
+    environ["wsgi.input"] = Broken()
+    app = Utf8GuardWSGIMiddleware(echo, stream_body=stream_body)
+    status, _, body = call(app, environ)
+    assert status == "400 Bad Request"
+    assert json.loads(body)["violations"] == [
+        {"location": "body", "kind": "unreadable_body", "offset": 0}
+    ]
+    assert b"client disconnected" not in body
+
+
+def test_input_error_propagates_in_report_mode() -> None:
     environ = make_environ("/", b"abc", "text/plain")
     environ["wsgi.input"] = Broken()
     with pytest.raises(OSError, match="client disconnected"):
-        call(Utf8GuardWSGIMiddleware(echo), environ)
+        call(Utf8GuardWSGIMiddleware(echo, mode="report"), environ)
+    body = BodyCheck(
+        [(b"content-type", b"text/plain")], GuardConfig(mode="report"), "wsgi"
+    )
+    with pytest.raises(OSError, match="client disconnected"):
+        _read_into(BodySpool(1024), body, _input_chunks(environ))
 
 
 def test_uninspected_body_passes_untouched() -> None:

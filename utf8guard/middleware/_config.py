@@ -68,6 +68,10 @@ class GuardConfig:
     skip_headers: Collection[str] = ()
     allow_encoded_separators: bool = False
     allow_lookalike_separators: bool = False
+    #: Check every body as UTF-8 text (and as JSON when it starts like JSON), not only
+    #: bodies with no Content-Type or a text, JSON, form or multipart type. By default
+    #: a body of another (binary) type passes untouched unless it starts like JSON.
+    inspect_all_bodies: bool = False
     on_violation: Callable[[ViolationEvent], None] | None = None
     on_refuse: Callable[[Refusal], Refusal] | None = None
     exclude_paths: Collection[str | re.Pattern[str]] = ()
@@ -96,6 +100,7 @@ class GuardConfig:
             "stream_body",
             "allow_encoded_separators",
             "allow_lookalike_separators",
+            "inspect_all_bodies",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool")
@@ -190,6 +195,7 @@ class GuardOptions(TypedDict, total=False):
     skip_headers: Collection[str]
     allow_encoded_separators: bool
     allow_lookalike_separators: bool
+    inspect_all_bodies: bool
     on_violation: Callable[[ViolationEvent], None] | None
     on_refuse: Callable[[Refusal], Refusal] | None
     exclude_paths: Collection[str | re.Pattern[str]]

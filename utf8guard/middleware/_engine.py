@@ -10,19 +10,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._body import BodyInspector, body_inspector
+from ._body import body_inspector
 from ._config import GuardConfig
-from ._finding import Action, Finding, RequestSummary, ScopeType
+from ._finding import Action, Finding, RequestKind, RequestSummary, ScopeType
 from ._problem import Problem, invalid_request, too_large
 from ._report import RequestReport
 from ._request import RequestHead, inspect_head, normalize_head
 from ._respond import refuse
+from ._sniff import SniffingInspector
+from ._text import BodyInspector, body_finding
 
 __all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
 
 #: Findings kept and reported per request: enough to explain a refusal, bounded for
 #: logs and memory. The rest are counted, not kept; the decision weighs them all.
 MAX_FINDINGS: Final = 16
+#: RFC 9110 §5.6.3: OWS = *( SP / HTAB ), stripped around a field value.
+_OWS: Final = b" \t"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +119,8 @@ class BodyCheck:
 
     ``refusal`` is set before any byte is read when the headers already decide (a
     refused charset, a declared length over the limit). ``inspected`` is False for a
-    body that passes on untouched (binary media types, no Content-Type). Feed each
+    body that passes on untouched (a binary media type, once the body's first bytes
+    show it is not JSON). Feed each
     chunk; a returned problem means stop reading and send it. A streamed body
     (``stream_body``) cannot be repaired after the app has seen part of it, so in
     normalize mode its findings block.
@@ -139,19 +144,27 @@ class BodyCheck:
         self._received = 0
         self.refusal: Problem | None = None
         self.needs_repair = False
-        inspector = body_inspector(headers, config)
         self._inspector: BodyInspector | None = None
+        framing = _framing_finding(headers)
+        inspector = framing or body_inspector(headers, config)
         if isinstance(inspector, Finding):
             self.refusal = self._decide([inspector])
         else:
             self._inspector = inspector
-        if self._inspector is not None and self._over_limit(_declared_length(headers)):
+        may_pass = isinstance(inspector, SniffingInspector) and inspector.binary
+        if (
+            self._inspector is not None
+            and not may_pass
+            and self._over_limit(_declared_length(headers))
+        ):
             self.refusal = self._too_large()
         if self._inspector is None or self.refusal is not None:
             self._report.emit()
 
     @property
     def inspected(self) -> bool:
+        """Whether the body is being checked; turns False when a body of a binary
+        type turns out not to be JSON: the rest passes on unread."""
         return self._inspector is not None
 
     @property
@@ -164,11 +177,16 @@ class BodyCheck:
     def feed(self, chunk: bytes) -> Problem | None:
         """Check the next chunk; a problem means refuse the request now."""
         self._received += len(chunk)
-        if self._inspector is None:
+        inspector = self._inspector
+        if inspector is None:
+            return None
+        findings = inspector.feed(chunk)
+        if isinstance(inspector, SniffingInspector) and inspector.passed:
+            self._inspector = None
             return None
         if self._over_limit(self._received):
             return self._too_large()
-        return self._decide(self._inspector.feed(chunk))
+        return self._decide(findings)
 
     def finish(self) -> Problem | None:
         """Declare the end of the body; a problem means refuse the request."""
@@ -181,6 +199,14 @@ class BodyCheck:
     def close(self) -> None:
         """The request is over (the app may not have read all of the body): report."""
         self._report.emit()
+
+    def unreadable(self) -> Problem | None:
+        """The server failed to deliver the body (PEP 3333: ``wsgi.input`` raised
+        ``OSError``, as Werkzeug's server does on a chunk extension): a 400 rather
+        than a 500 whose traceback may quote the bytes. None in report mode.
+        """
+        finding = body_finding(RequestKind.UNREADABLE_BODY, self._received)
+        return self._decide([finding])
 
     def _too_large(self) -> Problem:
         report = self._report
@@ -209,6 +235,24 @@ class BodyCheck:
 def _declared_length(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
     """The Content-Length, if the request has exactly one that is a number."""
     values = [value for name, value in headers if name.lower() == b"content-length"]
-    if len(values) == 1 and values[0].strip().isdigit():
+    if len(values) == 1 and values[0].strip(_OWS).isdigit():
         return int(values[0])
+    return None
+
+
+def _framing_finding(headers: Sequence[tuple[bytes, bytes]]) -> Finding | None:
+    """A refusal when the body's length is ambiguous (RFC 9112 §6.3).
+
+    Two Content-Length fields, even equal ones (§6.3 item 5 lets a recipient merge
+    them, others refuse or take one), a value that is not ``1*DIGIT`` (RFC 9110
+    §8.6: ``5, 5``, ``+5``, ``0x5``), or Content-Length with Transfer-Encoding (§6.3
+    item 3: the classic request-smuggling pair). ASGI servers hand over the raw field
+    list; WSGI servers fold or drop repeated fields before the guard sees them.
+    """
+    lengths = [value for name, value in headers if name.lower() == b"content-length"]
+    if not lengths:
+        return None
+    chunked = any(name.lower() == b"transfer-encoding" for name, _ in headers)
+    if len(lengths) > 1 or chunked or not lengths[0].strip(_OWS).isdigit():
+        return body_finding(RequestKind.AMBIGUOUS_FRAMING)
     return None

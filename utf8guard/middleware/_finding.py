@@ -86,6 +86,22 @@ class RequestKind(str, enum.Enum):
     #: an octal escape above ``\\177`` in a Cookie value (``"\\300\\257"``): a code
     #: point to ``http.cookies`` (Starlette, Django), a byte to Werkzeug
     COOKIE_OCTAL_ESCAPE = "cookie_octal_escape"
+    # bodies (issue 11)
+    #: a JSON body that JSON parsers read as UTF-16 or UTF-32 (a byte order mark, or
+    #: the NUL pattern of RFC 4627 §3 that ``json.loads(bytes)`` detects), whose
+    #: escapes and characters a UTF-8 check never sees; RFC 8259 §8.1 requires UTF-8
+    NON_UTF8_JSON = "non_utf8_json"
+    #: a Content-Type parameter in RFC 2231 extended or continuation form
+    #: (``charset*=``, ``boundary*0=``) or given twice, or a second ``_charset_``
+    #: form field: parsers that know RFC 2231 and parsers that don't, or that keep
+    #: the first or the last, read different values
+    AMBIGUOUS_PARAMETER = "ambiguous_parameter"
+    #: two Content-Length fields, one that is not a single decimal number, or
+    #: Content-Length with Transfer-Encoding (RFC 9112 §6.3: request smuggling)
+    AMBIGUOUS_FRAMING = "ambiguous_framing"
+    #: the server failed to deliver the body (``wsgi.input`` raised ``OSError``: a
+    #: malformed chunked encoding, a client that left); PEP 3333
+    UNREADABLE_BODY = "unreadable_body"
 
     def __str__(self) -> str:
         return self.value

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from .._stream import repair_stream
@@ -179,6 +179,15 @@ def _body_of(message: Message) -> bytes:
     return body
 
 
+def _has_no_body(scope: Scope, headers: Sequence[Sequence[bytes]]) -> bool:
+    """RFC 9112 §6.3 item 7: an HTTP/1 request with neither Content-Length nor
+    Transfer-Encoding has an empty body (HTTP/2 and 3 frame bodies without them)."""
+    if scope.get("http_version") not in ("1.0", "1.1"):
+        return False
+    names = {bytes(pair[0]).lower() for pair in headers}
+    return b"content-length" not in names and b"transfer-encoding" not in names
+
+
 class _Exchange:
     """One HTTP request/response: reads and checks the body, then runs the app."""
 
@@ -198,8 +207,15 @@ class _Exchange:
             self.body.close()
 
     async def _run(self, receive: Receive, send: Send) -> None:
-        if self.body.refusal is not None:
-            await _send_problem(send, self.body.refusal)
+        problem = self.body.refusal
+        no_body = _has_no_body(self.scope, self.head.headers)
+        if problem is None and self.body.inspected and no_body:
+            problem = self.body.finish()  # checked as empty, without a receive()
+            if problem is None:
+                await self.app(self.scope, receive, send)
+                return
+        if problem is not None:
+            await _send_problem(send, problem)
         elif not self.body.inspected:
             await self.app(self.scope, receive, send)
         elif self.config.stream_body or self.config.mode == "report":
@@ -211,30 +227,39 @@ class _Exchange:
     async def _buffered(self, receive: Receive, send: Send) -> None:
         spool = BodySpool(self.config.memory_body_size)
         try:
-            if not await self._read_into(spool, receive, send):
+            more = await self._read_into(spool, receive, send)
+            if more is None:
                 return
             if self.body.needs_repair:
                 spool = self._repaired(spool)
-            replay = _Replay(spool.chunks(), receive)
+            replay = _Replay(spool.chunks(), receive, more=more)
             await self.app(self.scope, replay, send)
         finally:
             spool.close()
 
-    async def _read_into(self, spool: BodySpool, receive: Receive, send: Send) -> bool:
-        """Read and check the whole body; False if it was refused or the client left."""
+    async def _read_into(
+        self, spool: BodySpool, receive: Receive, send: Send
+    ) -> bool | None:
+        """Read and check the body into ``spool``.
+
+        None if it was refused or the client left; else whether more body messages
+        follow unread (a body of a binary type that turned out not to be JSON).
+        """
         more = True
         while more:
             message = await receive()
             if message["type"] != "http.request":
-                return False
+                return None
             chunk = _body_of(message)
             more = bool(message.get("more_body", False))
             problem = self.body.feed(chunk) or (None if more else self.body.finish())
             if problem is not None:
                 await _send_problem(send, problem)
-                return False
+                return None
             spool.append(chunk)
-        return True
+            if not self.body.inspected:
+                return more
+        return False
 
     def _repaired(self, spool: BodySpool) -> BodySpool:
         """The body with each invalid sequence replaced; Content-Length to match."""
@@ -252,12 +277,18 @@ class _Exchange:
 
 
 class _Replay:
-    """``receive`` for the app: the checked body again, then the server's receive."""
+    """``receive`` for the app: the checked body again, then the server's receive.
 
-    def __init__(self, pieces: Iterator[bytes], receive: Receive) -> None:
+    ``more``: the server has more body messages after the replayed ones.
+    """
+
+    def __init__(
+        self, pieces: Iterator[bytes], receive: Receive, *, more: bool
+    ) -> None:
         self._pieces = pieces
         self._next = next(pieces, None)
         self._receive = receive
+        self._more = more
         self._done = False
 
     async def __call__(self) -> Message:
@@ -268,7 +299,7 @@ class _Replay:
         return {
             "type": "http.request",
             "body": b"" if piece is None else piece,
-            "more_body": not self._done,
+            "more_body": self._more or not self._done,
         }
 
 

@@ -10,6 +10,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Iterator
 from http.client import responses
+from itertools import chain
 from typing import IO, TYPE_CHECKING, Final
 
 from .._repair import repair
@@ -98,6 +99,16 @@ class Utf8GuardWSGIMiddleware:
             return _send_problem(start_response, body.refusal)
         if not body.inspected:
             return self.app(environ, start_response)
+        if _content_length(environ) is None and not environ.get(
+            "wsgi.input_terminated"
+        ):
+            # PEP 3333: no body at all. The app gets the empty stream it should read.
+            problem = body.finish()
+            if problem is not None:
+                return _send_problem(start_response, problem)
+            environ = dict(environ)
+            environ["wsgi.input"] = io.BytesIO(b"")
+            return self.app(environ, start_response)
         if self.config.mode == "report":
             stream = _CheckedInput(body, environ, report=True)
             environ = dict(environ)
@@ -114,16 +125,23 @@ class Utf8GuardWSGIMiddleware:
     ) -> Iterable[bytes]:
         spool = BodySpool(self.config.memory_body_size)
         try:
-            problem = _read_into(spool, body, environ)
+            chunks = _input_chunks(environ)
+            problem = _read_into(spool, body, chunks)
             if problem is not None:
                 spool.close()
                 return _send_problem(start_response, problem)
             if body.needs_repair:
                 spool = _repaired(spool, self.config)
             environ = dict(environ)
-            environ["wsgi.input"] = _replay(spool, self.config.memory_body_size)
             environ["wsgi.input_terminated"] = True
-            environ["CONTENT_LENGTH"] = str(spool.size)
+            if body.inspected:
+                environ["wsgi.input"] = _replay(spool, self.config.memory_body_size)
+                environ["CONTENT_LENGTH"] = str(spool.size)
+            else:
+                # Not JSON after all: its first bytes, then the rest as the server
+                # gives it (CONTENT_LENGTH unchanged; the stream ends with the body).
+                rest = (chunk for chunk, _ in chunks)
+                environ["wsgi.input"] = _reader(_Pieces(chain(spool.chunks(), rest)))
             result = self.app(environ, start_response)
         except BaseException:
             spool.close()  # the temporary file, if any; a second close is harmless
@@ -262,14 +280,27 @@ def _pieces_of(
 
 
 def _read_into(
-    spool: BodySpool, body: BodyCheck, environ: WSGIEnvironment
+    spool: BodySpool, body: BodyCheck, chunks: Iterator[tuple[bytes, bool]]
 ) -> Problem | None:
-    """Read and check the whole body into ``spool``; a problem means refuse."""
-    for chunk, _ in _input_chunks(environ):
-        problem = body.feed(chunk)
-        if problem is not None:
-            return problem
-        spool.append(chunk)
+    """Read and check the body into ``spool``; a problem means refuse.
+
+    Stops early when the body turns out not to need inspection (``body.inspected``
+    False): ``chunks`` then holds the rest, unread.
+    """
+    try:
+        for chunk, _ in chunks:
+            problem = body.feed(chunk)
+            if problem is not None:
+                return problem
+            spool.append(chunk)
+            if not body.inspected:
+                return None
+    except OSError:
+        # The message is never shown: it may quote the body (Werkzeug's chunk errors).
+        problem = body.unreadable()
+        if problem is None:
+            raise  # report mode changes nothing
+        return problem
     return body.finish()
 
 
@@ -344,7 +375,7 @@ class _CheckedInput(_Pieces):
         held = b""
         forwarded = 0
         finished = False
-        for chunk, last in self._chunks:
+        for chunk, last in self._readable(self._chunks):
             self._fail(self._body.feed(chunk))
             if last:
                 finished = True
@@ -361,6 +392,18 @@ class _CheckedInput(_Pieces):
         if not finished:
             self._fail(self._body.finish())
         yield held  # whatever finish() has now cleared; an empty piece is skipped
+
+    def _readable(
+        self, chunks: Iterator[tuple[bytes, bool]]
+    ) -> Iterator[tuple[bytes, bool]]:
+        """``chunks``; a read error refuses the body (report mode: re-raised)."""
+        try:
+            yield from chunks
+        except OSError:
+            problem = self._body.unreadable()
+            if problem is None:
+                raise
+            self._fail(problem)
 
     def _fail(self, problem: Problem | None) -> None:
         if problem is not None and not self._report:

@@ -1,0 +1,58 @@
+"""RFC 9110 grammar the body inspectors parse with; the only place these rules live.
+
+Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (parameters),
+§8.3.1 (media-type) and RFC 3986 §2.1 (pct-encoded):
+
+    token          = 1*tchar
+    tchar          = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
+                     "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+    quoted-string  = DQUOTE *( qdtext / quoted-pair ) DQUOTE
+    quoted-pair    = "\\" ( HTAB / SP / VCHAR / obs-text )
+    parameters     = *( OWS ";" OWS [ parameter ] )
+    parameter      = parameter-name "=" parameter-value
+    parameter-value = ( token / quoted-string )
+    media-type     = type "/" subtype parameters
+    pct-encoded    = "%" HEXDIG HEXDIG
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["MEDIA_TYPE", "PCT_ENCODED", "TOKEN", "parameters"]
+
+#: RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG.
+PCT_ENCODED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+#: RFC 9110 §5.6.2 token, as a pattern to embed.
+TOKEN: Final = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+#: RFC 9110 §8.3.1: type "/" subtype, with optional whitespace around.
+MEDIA_TYPE: Final = re.compile(rb"\s*(" + TOKEN + rb"/" + TOKEN + rb")\s*")
+_PARAMETER: Final = re.compile(
+    rb";\s*(" + TOKEN + rb')\s*=\s*("(?:[^"\\]|\\.)*"|' + TOKEN + rb")\s*",
+    re.DOTALL,
+)
+
+
+def parameters(value: bytes, pos: int) -> dict[str, bytes] | None:
+    """The ``; name=value`` parameters of a header from ``pos``; None if malformed.
+
+    Names are lower-cased; a quoted value is unquoted (quoted-pair undone). A name
+    given twice (in any case) is malformed: RFC 9110 §5.6.6 does not say which one
+    counts, and parsers differ (fail closed).
+    """
+    params: dict[str, bytes] = {}
+    while pos < len(value):
+        param = _PARAMETER.match(value, pos)
+        if param is None:
+            return None
+        raw = param.group(2)
+        if raw.startswith(b'"'):
+            # RFC 9110 §5.6.4: quoted-pair = "\\" ( HTAB / SP / VCHAR / obs-text )
+            raw = re.sub(rb"\\(.)", rb"\1", raw[1:-1], flags=re.DOTALL)
+        name = param.group(1).decode("ascii").lower()
+        if name in params:
+            return None
+        params[name] = raw
+        pos = param.end()
+    return params

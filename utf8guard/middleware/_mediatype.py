@@ -1,0 +1,96 @@
+"""Media types: parse a Content-Type value and say which inspector its body gets."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Final
+from urllib.parse import unquote_to_bytes
+
+from ._abnf import MEDIA_TYPE, parameters
+from ._finding import RequestKind
+
+__all__ = [
+    "JSON_MEDIA_TYPES",
+    "UTF8_CHARSETS",
+    "extended_parameter",
+    "media_kind",
+    "parse_media_type",
+]
+
+#: Charsets whose bytes are UTF-8 (US-ASCII is a subset); RFC 8259 §8.1 for JSON.
+UTF8_CHARSETS: Final = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
+
+
+@lru_cache(maxsize=256)
+def parse_media_type(value: bytes) -> tuple[str, dict[str, str]] | None:
+    """``(type/subtype, parameters)``, names in lower case; None if malformed.
+
+    Cached, as a few Content-Type values recur on every request: treat the result as
+    read-only.
+
+    >>> parse_media_type(b'Text/Plain; charset="UTF-8"')
+    ('text/plain', {'charset': 'UTF-8'})
+    """
+    match = MEDIA_TYPE.match(value)
+    params = None if match is None else parameters(value, match.end())
+    if match is None or params is None:
+        return None
+    decoded = {name: raw.decode("latin-1") for name, raw in params.items()}
+    return match.group(1).decode("ascii").lower(), decoded
+
+
+#: JSON and sequences of JSON texts, each a JSON parser's input: RFC 8259 §11
+#: (application/json), RFC 7464 §4 (application/json-seq), NDJSON (ndjson.org:
+#: application/x-ndjson), JSON Lines (jsonlines.org: application/jsonl); plus the
+#: structured syntax suffix of RFC 6839 §3.1 (``*/*+json``) in media_kind.
+JSON_MEDIA_TYPES: Final = frozenset(
+    {
+        "application/json",
+        "application/json-seq",
+        "application/x-ndjson",
+        "application/ndjson",
+        "application/jsonl",
+        "application/x-jsonlines",
+    }
+)
+
+
+def media_kind(media_type: str) -> str | None:
+    """Which inspector a media type gets: json, text, form, multipart or None."""
+    main, _, sub = media_type.partition("/")
+    if media_type in JSON_MEDIA_TYPES or sub.endswith("+json"):
+        return "json"
+    if main == "text":
+        return "text"
+    if media_type == "application/x-www-form-urlencoded":
+        return "form"
+    if media_type == "multipart/form-data":
+        return "multipart"
+    return None
+
+
+#: RFC 2231 §4: ext-value = charset "'" [ language ] "'" value-chars (pct-encoded).
+_EXT_VALUE: Final = re.compile(r"[^']*'[^']*'(.*)", re.DOTALL)
+
+
+def extended_parameter(params: dict[str, str]) -> RequestKind | None:
+    """A refusal for RFC 2231 parameters (``charset*=``, ``boundary*0=``), if any.
+
+    Parsers that know RFC 2231 read them and parsers that don't ignore them, so the
+    two disagree on the value: refused as ``ambiguous_parameter``. A ``charset*`` is
+    decoded far enough to tell: naming anything but UTF-8 it is
+    ``unsupported_charset`` (``charset*=utf-8''utf-7`` makes Django read UTF-7).
+
+    >>> extended_parameter({"charset*": "utf-8''utf-7"})
+    <RequestKind.UNSUPPORTED_CHARSET: 'unsupported_charset'>
+    """
+    starred = [name for name in params if "*" in name]
+    for name in starred:
+        if name.startswith("charset*"):
+            ext = _EXT_VALUE.fullmatch(params[name]) if name.endswith("*") else None
+            label = params[name] if ext is None else ext.group(1)
+            charset = unquote_to_bytes(label).decode("latin-1").strip().lower()
+            if charset not in UTF8_CHARSETS:
+                return RequestKind.UNSUPPORTED_CHARSET
+    return RequestKind.AMBIGUOUS_PARAMETER if starred else None

@@ -1,0 +1,216 @@
+"""``multipart/form-data`` bodies (RFC 7578, RFC 2046 §5.1): a streaming parser."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from .._policy import Policy
+from .._scan import find_violation
+from .._violation import Kind
+from ._abnf import TOKEN, parameters
+from ._config import GuardConfig
+from ._finding import Finding, Location, RequestKind, safe_name
+from ._json import JsonInspector
+from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
+from ._percent import percent_decode
+from ._text import BodyInspector, TextInspector, body_finding
+
+__all__ = ["MAX_BOUNDARY_BYTES", "MAX_PART_HEADER_BYTES", "MultipartInspector"]
+
+#: RFC 2046 §5.1.1: a boundary is 1 to 70 characters.
+MAX_BOUNDARY_BYTES: Final = 70
+#: Longest header block of one multipart part; more is refused, not truncated.
+MAX_PART_HEADER_BYTES: Final = 16 * 1024
+
+
+class MultipartInspector:
+    """``multipart/form-data`` (RFC 7578): part headers, names, filenames, text parts.
+
+    Each part's header block must be valid under the policy; ``filename`` and the
+    percent-decoded ``filename*`` (RFC 8187, which must say UTF-8) are held to the path
+    policy too (no controls, no bidi controls: U+202E is the classic "txt.exe" trick).
+    A part whose Content-Type is text or JSON, or that has none (RFC 7578 §4.4:
+    text/plain), is inspected like a body of that type; other parts pass. Anything the
+    parser cannot follow is refused as ``malformed_multipart`` (fail closed).
+    """
+
+    def __init__(self, boundary: bytes, config: GuardConfig) -> None:
+        self._delimiter = b"\r\n--" + boundary
+        self._config = config
+        # RFC 2046 §5.1.1: the first delimiter may open the body; a virtual CRLF in
+        # front lets one search find every delimiter.
+        self._buf = bytearray(b"\r\n")
+        self._offset = -2  # stream offset of _buf[0]
+        self._state = "preamble"
+        self._part: BodyInspector | None = None
+        self._received = 0
+
+    @property
+    def checked(self) -> int:
+        done = max(self._offset, 0)
+        return done if self._part is None else min(done, self._part.checked)
+
+    def feed(self, chunk: bytes) -> list[Finding]:
+        if self._state == "failed":
+            return []
+        self._received += len(chunk)
+        self._buf += chunk
+        findings: list[Finding] = []
+        progress = True
+        while progress and self._state not in ("end", "failed"):
+            progress = self._step(findings)
+        if self._state == "end":
+            self._consume(len(self._buf))  # RFC 2046: the epilogue is ignored
+        return findings
+
+    def finish(self) -> list[Finding]:
+        if self._state in ("end", "failed"):
+            return []
+        self._state = "failed"
+        # Unterminated: the close delimiter never came; point at the body's end.
+        return [body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
+
+    def _consume(self, count: int) -> bytes:
+        taken = bytes(self._buf[:count])
+        del self._buf[:count]
+        self._offset += count
+        return taken
+
+    def _fail(self, findings: list[Finding], offset: int | None = None) -> bool:
+        at = self._offset if offset is None else offset
+        findings.append(body_finding(RequestKind.MALFORMED_MULTIPART, max(at, 0)))
+        self._state = "failed"
+        return False
+
+    def _step(self, findings: list[Finding]) -> bool:
+        """Advance the parser by one state if the buffer allows; True on progress."""
+        if self._state == "headers":
+            return self._headers(findings)
+        found = self._buf.find(self._delimiter)
+        if self._state == "after":
+            return self._after_delimiter(findings)
+        if found < 0:
+            keep = len(self._delimiter) - 1
+            data = self._consume(max(len(self._buf) - keep, 0))
+            if self._state == "body" and self._part is not None:
+                findings += self._part.feed(data)
+            return False
+        data = self._consume(found)
+        if self._state == "body" and self._part is not None:
+            findings += self._part.feed(data) + self._part.finish()
+        self._part = None
+        self._consume(len(self._delimiter))
+        self._state = "after"
+        return True
+
+    def _after_delimiter(self, findings: list[Finding]) -> bool:
+        if len(self._buf) < 2:
+            return False
+        if self._buf.startswith(b"--"):
+            self._state = "end"
+            return True
+        line_end = self._buf.find(b"\r\n")
+        if line_end < 0:
+            # Waiting for the line end; padding longer than a boundary is refused.
+            return len(self._buf) > MAX_BOUNDARY_BYTES and self._fail(findings)
+        # RFC 2046 §5.1.1: transport-padding (LWSP) may follow a delimiter.
+        if self._buf[:line_end].strip(b" \t"):
+            return self._fail(findings)
+        self._consume(line_end + 2)
+        self._state = "headers"
+        return True
+
+    def _headers(self, findings: list[Finding]) -> bool:
+        if self._buf.startswith(b"\r\n"):
+            block_end, block = 0, b""
+        else:
+            block_end = self._buf.find(b"\r\n\r\n")
+            if block_end < 0:
+                too_big = len(self._buf) > MAX_PART_HEADER_BYTES
+                return too_big and self._fail(findings)
+            block = bytes(self._buf[:block_end])
+        base = self._offset
+        self._consume(block_end + 2 if block_end == 0 else block_end + 4)
+        part = _part_inspector(block, base, self._offset, self._config)
+        if isinstance(part, Finding):
+            findings.append(part)
+            self._state = "failed"
+            return False
+        self._part = part
+        self._state = "body"
+        return True
+
+
+def _part_inspector(
+    block: bytes, base: int, body_start: int, config: GuardConfig
+) -> BodyInspector | Finding | None:
+    """The inspector for a part's content, from its header block at offset ``base``."""
+    found = find_violation(block, config.policy)
+    if found is not None:
+        return Finding(Location.BODY, None, found.kind, base + found.start)
+    fields: dict[str, bytes] = {}
+    for line in block.split(b"\r\n") if block else ():
+        field, colon, value = line.partition(b":")
+        if not colon or not re.fullmatch(TOKEN, field):
+            return body_finding(RequestKind.MALFORMED_MULTIPART, base)
+        fields[field.lower().decode("ascii")] = value.strip()
+    disposition = fields.get("content-disposition", b"")
+    head = re.match(rb"\s*form-data\s*", disposition, re.IGNORECASE)
+    params = parameters(disposition, head.end()) if head is not None else None
+    if params is None:
+        return body_finding(RequestKind.MALFORMED_MULTIPART, base)
+    name = safe_name(params.get("name", b""))
+    refusal = _filename_refusal(params, config.effective_path_policy)
+    if refusal is not None:
+        refused, parameter = refusal
+        offset = base + max(block.find(parameter), 0)
+        return Finding(Location.BODY, name, refused, offset)
+    # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
+    # quoted-printable part would hide its bytes from the check. Fail closed.
+    coding = fields.get("content-transfer-encoding", b"binary").lower()
+    if coding not in (b"7bit", b"8bit", b"binary"):
+        kind = RequestKind.UNSUPPORTED_CONTENT_ENCODING
+        return Finding(Location.BODY, name, kind, base)
+    parsed = parse_media_type(fields.get("content-type", b"text/plain"))
+    if parsed is None:
+        return body_finding(RequestKind.MALFORMED_MULTIPART, base)
+    media_type, type_params = parsed
+    content = media_kind(media_type)
+    if content not in ("text", "json"):
+        return None
+    if type_params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
+        return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, base)
+    if content == "json":
+        return JsonInspector(config.policy, base=body_start, name=name, fixable=False)
+    return TextInspector(config.policy, base=body_start, name=name, fixable=False)
+
+
+def _filename_refusal(
+    params: dict[str, bytes], policy: Policy
+) -> tuple[Kind | RequestKind, bytes] | None:
+    """The first refusal in ``filename`` or ``filename*``, and that parameter's name.
+
+    Findings point at the parameter, not into its value: the value may be quoted or
+    percent-encoded, and the parameter is what a reader looks for.
+    """
+    plain = params.get("filename")
+    if plain is not None:
+        found = find_violation(plain, policy)
+        if found is not None:
+            return found.kind, b"filename="
+    extended = params.get("filename*")
+    if extended is None:
+        return None
+    # RFC 8187 §3.2.1: ext-value = charset "'" [ language ] "'" value-chars
+    charset, _, rest = extended.partition(b"'")
+    _, quote, value = rest.partition(b"'")
+    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
+        return RequestKind.UNSUPPORTED_CHARSET, b"filename*"
+    decoded = percent_decode(value)
+    if decoded.errors:
+        return decoded.errors[0][0], b"filename*"
+    found = find_violation(decoded.data, policy)
+    if found is not None:
+        return found.kind, b"filename*"
+    return None
