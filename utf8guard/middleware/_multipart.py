@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import re
 from typing import Final
 
@@ -24,6 +25,23 @@ MAX_BOUNDARY_BYTES: Final = 70
 MAX_PART_HEADER_BYTES: Final = 16 * 1024
 
 
+class _State(enum.Enum):
+    """Where the parser stands in RFC 2046 §5.1.1's ``multipart-body`` grammar."""
+
+    #: before the first delimiter
+    PREAMBLE = "preamble"
+    #: just after ``--boundary``: CRLF opens a part, ``--`` closes the body
+    DELIMITER = "delimiter"
+    #: a part's header block, up to the empty line
+    HEADERS = "headers"
+    #: a part's content, up to the next delimiter
+    CONTENT = "content"
+    #: after the close delimiter
+    EPILOGUE = "epilogue"
+    #: refused; later bytes are ignored
+    FAILED = "failed"
+
+
 class MultipartInspector:
     """``multipart/form-data`` (RFC 7578): part headers, names, filenames, text parts.
 
@@ -33,6 +51,10 @@ class MultipartInspector:
     A part whose Content-Type is text or JSON, or that has none (RFC 7578 §4.4:
     text/plain), is inspected like a body of that type; other parts pass. Anything the
     parser cannot follow is refused as ``malformed_multipart`` (fail closed).
+
+    Linear time: each chunk is appended once and the consumed prefix dropped once per
+    ``feed`` (never per part); searches resume where the last one stopped. The buffer
+    holds at most a delimiter's length in content, or one part's header block.
     """
 
     def __init__(self, boundary: bytes, config: GuardConfig) -> None:
@@ -41,10 +63,17 @@ class MultipartInspector:
         # RFC 2046 §5.1.1: the first delimiter may open the body; a virtual CRLF in
         # front lets one search find every delimiter.
         self._buf = bytearray(b"\r\n")
-        self._offset = -2  # stream offset of _buf[0]
-        self._state = "preamble"
+        self._pos = 0  # index in _buf of the first byte not yet consumed
+        self._base = -2  # stream offset of _buf[0]
+        self._scan = 0  # index in _buf where the pending search resumes
+        self._state = _State.PREAMBLE
         self._part: BodyInspector | None = None
         self._received = 0
+
+    @property
+    def _offset(self) -> int:
+        """Stream offset of the first byte not yet consumed."""
+        return self._base + self._pos
 
     @property
     def checked(self) -> int:
@@ -52,93 +81,109 @@ class MultipartInspector:
         return done if self._part is None else min(done, self._part.checked)
 
     def feed(self, chunk: bytes) -> list[Finding]:
-        if self._state == "failed":
+        if self._state is _State.FAILED:
             return []
         self._received += len(chunk)
+        # One compaction per chunk: deleting per part would be quadratic.
+        del self._buf[: self._pos]
+        self._base += self._pos
+        self._scan -= self._pos
+        self._pos = 0
         self._buf += chunk
         findings: list[Finding] = []
-        progress = True
-        while progress and self._state not in ("end", "failed"):
-            progress = self._step(findings)
-        if self._state == "end":
-            self._consume(len(self._buf))  # RFC 2046: the epilogue is ignored
+        while self._step(findings):
+            pass
         return findings
 
     def finish(self) -> list[Finding]:
-        if self._state in ("end", "failed"):
+        if self._state in (_State.EPILOGUE, _State.FAILED):
             return []
-        self._state = "failed"
+        self._state = _State.FAILED
         # Unterminated: the close delimiter never came; point at the body's end.
         return [body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
 
     def _consume(self, count: int) -> bytes:
-        taken = bytes(self._buf[:count])
-        del self._buf[:count]
-        self._offset += count
+        taken = bytes(self._buf[self._pos : self._pos + count])
+        self._pos += count
+        self._scan = max(self._scan, self._pos)
         return taken
 
     def _fail(self, findings: list[Finding], offset: int | None = None) -> bool:
         at = self._offset if offset is None else offset
         findings.append(body_finding(RequestKind.MALFORMED_MULTIPART, max(at, 0)))
-        self._state = "failed"
+        self._state = _State.FAILED
         return False
 
     def _step(self, findings: list[Finding]) -> bool:
         """Advance the parser by one state if the buffer allows; True on progress."""
-        if self._state == "headers":
+        state = self._state
+        if state is _State.HEADERS:
             return self._headers(findings)
-        found = self._buf.find(self._delimiter)
-        if self._state == "after":
+        if state is _State.DELIMITER:
             return self._after_delimiter(findings)
+        if state is _State.EPILOGUE:
+            self._consume(len(self._buf) - self._pos)  # RFC 2046: ignored
+            return False
+        if state is _State.FAILED:
+            return False
+        return self._content(findings)
+
+    def _content(self, findings: list[Finding]) -> bool:
+        """Preamble or part content: up to the next delimiter."""
+        found = self._buf.find(self._delimiter, self._scan)
         if found < 0:
             keep = len(self._delimiter) - 1
-            data = self._consume(max(len(self._buf) - keep, 0))
-            if self._state == "body" and self._part is not None:
+            data = self._consume(max(len(self._buf) - keep - self._pos, 0))
+            self._scan = max(self._pos, len(self._buf) - keep)
+            if self._part is not None:
                 findings += self._part.feed(data)
             return False
-        data = self._consume(found)
-        if self._state == "body" and self._part is not None:
+        data = self._consume(found - self._pos)
+        if self._part is not None:
             findings += self._part.feed(data) + self._part.finish()
         self._part = None
         self._consume(len(self._delimiter))
-        self._state = "after"
+        self._state = _State.DELIMITER
         return True
 
     def _after_delimiter(self, findings: list[Finding]) -> bool:
-        if len(self._buf) < 2:
+        rest = len(self._buf) - self._pos
+        if rest < 2:
             return False
-        if self._buf.startswith(b"--"):
-            self._state = "end"
+        if self._buf.startswith(b"--", self._pos):
+            self._state = _State.EPILOGUE
             return True
-        line_end = self._buf.find(b"\r\n")
+        line_end = self._buf.find(b"\r\n", self._pos)
         if line_end < 0:
             # Waiting for the line end; padding longer than a boundary is refused.
-            return len(self._buf) > MAX_BOUNDARY_BYTES and self._fail(findings)
+            return rest > MAX_BOUNDARY_BYTES and self._fail(findings)
         # RFC 2046 §5.1.1: transport-padding (LWSP) may follow a delimiter.
-        if self._buf[:line_end].strip(b" \t"):
+        if self._buf[self._pos : line_end].strip(b" \t"):
             return self._fail(findings)
-        self._consume(line_end + 2)
-        self._state = "headers"
+        self._consume(line_end + 2 - self._pos)
+        self._state = _State.HEADERS
         return True
 
     def _headers(self, findings: list[Finding]) -> bool:
-        if self._buf.startswith(b"\r\n"):
-            block_end, block = 0, b""
+        if self._buf.startswith(b"\r\n", self._pos):
+            block_end = self._pos
         else:
-            block_end = self._buf.find(b"\r\n\r\n")
+            # Resume the search 3 bytes back: the blank line may straddle chunks.
+            block_end = self._buf.find(b"\r\n\r\n", max(self._scan - 3, self._pos))
             if block_end < 0:
-                too_big = len(self._buf) > MAX_PART_HEADER_BYTES
+                self._scan = len(self._buf)
+                too_big = len(self._buf) - self._pos > MAX_PART_HEADER_BYTES
                 return too_big and self._fail(findings)
-            block = bytes(self._buf[:block_end])
         base = self._offset
-        self._consume(block_end + 2 if block_end == 0 else block_end + 4)
+        block = self._consume(block_end - self._pos)
+        self._consume(2 if not block else 4)
         part = _part_inspector(block, base, self._offset, self._config)
         if isinstance(part, Finding):
             findings.append(part)
-            self._state = "failed"
+            self._state = _State.FAILED
             return False
         self._part = part
-        self._state = "body"
+        self._state = _State.CONTENT
         return True
 
 
