@@ -58,6 +58,30 @@ class RequestKind(str, enum.Enum):
     #: a multipart body the guard cannot parse (no boundary, unterminated, oversize
     #: part headers); RFC 2046 §5.1.1, RFC 7578
     MALFORMED_MULTIPART = "malformed_multipart"
+    # multipart (issue 11): each is read differently by two mainstream parsers
+    # (python-multipart under Starlette/FastAPI, Werkzeug, Django), so content one of
+    # them sees could pass the guard unread. ModSecurity's MULTIPART_STRICT_ERROR
+    # flags are the anchor; these are stricter and named.
+    #: bytes before the first delimiter other than one CRLF (RFC 2046 §5.1.1 allows a
+    #: preamble; no client sends one): python-multipart skips everything after a
+    #: leading CR/LF up to the first ``-``, so ``\nJUNK--XyZ`` opens a part there,
+    #: and Django finds ``--XyZ`` anywhere (ModSecurity MULTIPART_DATA_BEFORE)
+    MULTIPART_PREAMBLE = "multipart_preamble"
+    #: ``--boundary`` that is not a whole delimiter line ``CRLF --boundary (CRLF |
+    #: --)``: ``x--XyZ`` in a part, ``--XyZ`` right after the header block, transport
+    #: padding ``--XyZ \r\n``, ``--XyZx``. Django splits at every ``--boundary``,
+    #: python-multipart and Werkzeug only at delimiter lines (Werkzeug also at padded
+    #: ones), so each sees different parts (RFC 2046 §5.1.1: the boundary must not
+    #: occur in the content; ModSecurity MULTIPART_INVALID_PART, CRS 920120)
+    MULTIPART_BOUNDARY_IN_PART = "multipart_boundary_in_part"
+    #: a CR or LF alone in a delimiter line or a part's header block (``\n--XyZ``,
+    #: ``name: v\n``): Werkzeug accepts LF and CR line breaks, python-multipart only
+    #: CRLF (RFC 2046 §5.1.1 and RFC 5322 §2.2 require CRLF; ModSecurity
+    #: MULTIPART_LF_LINE, MULTIPART_CRLF_LF_LINES)
+    MULTIPART_BARE_LINE_BREAK = "multipart_bare_line_break"
+    #: anything after the close delimiter but one CRLF: an epilogue a lenient parser
+    #: could read as more parts (ModSecurity MULTIPART_DATA_AFTER)
+    MULTIPART_EPILOGUE = "multipart_epilogue"
 
     def __str__(self) -> str:
         return self.value

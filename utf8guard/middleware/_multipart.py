@@ -58,13 +58,11 @@ class MultipartInspector:
     """
 
     def __init__(self, boundary: bytes, config: GuardConfig) -> None:
-        self._delimiter = b"\r\n--" + boundary
+        self._dash = b"--" + boundary
         self._config = config
-        # RFC 2046 §5.1.1: the first delimiter may open the body; a virtual CRLF in
-        # front lets one search find every delimiter.
-        self._buf = bytearray(b"\r\n")
+        self._buf = bytearray()
         self._pos = 0  # index in _buf of the first byte not yet consumed
-        self._base = -2  # stream offset of _buf[0]
+        self._base = 0  # stream offset of _buf[0]
         self._scan = 0  # index in _buf where the pending search resumes
         self._state = _State.PREAMBLE
         self._part: BodyInspector | None = None
@@ -77,7 +75,7 @@ class MultipartInspector:
 
     @property
     def checked(self) -> int:
-        done = max(self._offset, 0)
+        done = self._offset
         return done if self._part is None else min(done, self._part.checked)
 
     def feed(self, chunk: bytes) -> list[Finding]:
@@ -96,9 +94,15 @@ class MultipartInspector:
         return findings
 
     def finish(self) -> list[Finding]:
-        if self._state in (_State.EPILOGUE, _State.FAILED):
-            return []
+        state = self._state
         self._state = _State.FAILED
+        if state is _State.FAILED:
+            return []
+        if state is _State.EPILOGUE:
+            # A lone CR after the close delimiter: a line break cut short.
+            if self._buf[self._pos :] == b"\r":
+                return [body_finding(RequestKind.MULTIPART_EPILOGUE, self._offset)]
+            return []
         # Unterminated: the close delimiter never came; point at the body's end.
         return [body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
 
@@ -108,61 +112,109 @@ class MultipartInspector:
         self._scan = max(self._scan, self._pos)
         return taken
 
-    def _fail(self, findings: list[Finding], offset: int | None = None) -> bool:
-        at = self._offset if offset is None else offset
-        findings.append(body_finding(RequestKind.MALFORMED_MULTIPART, max(at, 0)))
+    def _fail(
+        self,
+        findings: list[Finding],
+        kind: RequestKind = RequestKind.MALFORMED_MULTIPART,
+        index: int | None = None,
+    ) -> bool:
+        """Refuse at ``index`` in the buffer (default: the first unconsumed byte)."""
+        at = self._base + (self._pos if index is None else index)
+        findings.append(body_finding(kind, at))
         self._state = _State.FAILED
         return False
 
     def _step(self, findings: list[Finding]) -> bool:
         """Advance the parser by one state if the buffer allows; True on progress."""
         state = self._state
+        if state is _State.CONTENT:
+            return self._content(findings)
         if state is _State.HEADERS:
             return self._headers(findings)
         if state is _State.DELIMITER:
             return self._after_delimiter(findings)
-        if state is _State.EPILOGUE:
-            self._consume(len(self._buf) - self._pos)  # RFC 2046: ignored
+        if state is _State.PREAMBLE:
+            return self._preamble(findings)
+        # EPILOGUE: FAILED never gets here, as a failing step returns False.
+        return self._epilogue(findings)
+
+    def _preamble(self, findings: list[Finding]) -> bool:
+        """The body opens with ``--boundary``, or CRLF and ``--boundary``.
+
+        RFC 2046 §5.1.1 allows a preamble, but no client sends one and parsers skip
+        it differently (python-multipart jumps from a leading CR/LF to the first
+        ``-``); one CRLF is kept, as Werkzeug's test client sends it and every
+        parser skips it alike.
+        """
+        opening = self._dash
+        if self._buf.startswith(b"\r", self._pos):
+            opening = b"\r\n" + self._dash
+        head = self._buf[self._pos : self._pos + len(opening)]
+        if not opening.startswith(head):
+            return self._fail(findings, RequestKind.MULTIPART_PREAMBLE)
+        if len(head) < len(opening):
             return False
-        if state is _State.FAILED:
-            return False
-        return self._content(findings)
+        self._consume(len(opening))
+        self._state = _State.DELIMITER
+        return True
 
     def _content(self, findings: list[Finding]) -> bool:
-        """Preamble or part content: up to the next delimiter."""
-        found = self._buf.find(self._delimiter, self._scan)
+        """A part's content, up to a delimiter line ``CRLF --boundary``."""
+        found = self._buf.find(self._dash, self._scan)
         if found < 0:
-            keep = len(self._delimiter) - 1
+            # The last len(dash) - 1 bytes may start a boundary; the two before
+            # that may be its CRLF.
+            keep = len(self._dash) + 1
             data = self._consume(max(len(self._buf) - keep - self._pos, 0))
-            self._scan = max(self._pos, len(self._buf) - keep)
+            self._scan = max(self._scan, len(self._buf) - len(self._dash) + 1)
             if self._part is not None:
                 findings += self._part.feed(data)
             return False
-        data = self._consume(found - self._pos)
+        # RFC 2046 §5.1.1: delimiter := CRLF dash-boundary; the CRLF is not content,
+        # and is in the content's bytes, not the header block's blank line.
+        if found - 2 < self._pos or not self._buf.startswith(b"\r\n", found - 2):
+            bare = found > self._pos and self._buf[found - 1] in b"\r\n"
+            kind = RequestKind.MULTIPART_BARE_LINE_BREAK
+            if not bare:
+                kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
+            return self._fail(findings, kind, found - 1 if bare else found)
+        data = self._consume(found - 2 - self._pos)
         if self._part is not None:
             findings += self._part.feed(data) + self._part.finish()
         self._part = None
-        self._consume(len(self._delimiter))
+        self._consume(2 + len(self._dash))
         self._state = _State.DELIMITER
         return True
 
     def _after_delimiter(self, findings: list[Finding]) -> bool:
-        rest = len(self._buf) - self._pos
-        if rest < 2:
+        """After ``--boundary``: CRLF opens a part, ``--`` closes the body.
+
+        Transport padding (RFC 2046 §5.1.1) is refused: python-multipart reads a
+        padded delimiter as content, Werkzeug as a delimiter.
+        """
+        suffix = self._buf[self._pos : self._pos + 2]
+        if len(suffix) < 2:
             return False
-        if self._buf.startswith(b"--", self._pos):
+        if suffix == b"--":
+            self._consume(2)
             self._state = _State.EPILOGUE
             return True
-        line_end = self._buf.find(b"\r\n", self._pos)
-        if line_end < 0:
-            # Waiting for the line end; padding longer than a boundary is refused.
-            return rest > MAX_BOUNDARY_BYTES and self._fail(findings)
-        # RFC 2046 §5.1.1: transport-padding (LWSP) may follow a delimiter.
-        if self._buf[self._pos : line_end].strip(b" \t"):
-            return self._fail(findings)
-        self._consume(line_end + 2 - self._pos)
-        self._state = _State.HEADERS
-        return True
+        if suffix == b"\r\n":
+            self._consume(2)
+            self._state = _State.HEADERS
+            return True
+        if suffix[0] in b"\r\n":
+            return self._fail(findings, RequestKind.MULTIPART_BARE_LINE_BREAK)
+        # The boundary was not a whole line: report where the boundary starts.
+        dash_index = self._pos - len(self._dash)
+        return self._fail(findings, RequestKind.MULTIPART_BOUNDARY_IN_PART, dash_index)
+
+    def _epilogue(self, findings: list[Finding]) -> bool:
+        """After the close delimiter: nothing, or one CRLF."""
+        tail = self._buf[self._pos :]
+        if len(tail) <= 2 and b"\r\n".startswith(tail):
+            return False
+        return self._fail(findings, RequestKind.MULTIPART_EPILOGUE)
 
     def _headers(self, findings: list[Finding]) -> bool:
         if self._buf.startswith(b"\r\n", self._pos):
