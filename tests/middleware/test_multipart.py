@@ -224,11 +224,87 @@ FRAMING_CASES = [
     ),
 ]
 
+DISPOSITION = b'Content-Disposition: form-data; name="a"'  # 40 bytes, at offset 7
+
+
+def head(*lines: bytes, value: bytes = b"1") -> bytes:
+    """A one-part body whose header block is ``lines``."""
+    return multipart(b"\r\n".join(lines) + b"\r\n\r\n" + value)
+
+
+# RFC 7578 §4.8, RFC 9110 §5.1, RFC 9112 §5.2 (obs-fold), RFC 5322 §2.2 (CRLF).
+HEADER_CASES = [
+    ("content-type", head(DISPOSITION, b"Content-Type: text/plain"), []),
+    (
+        # F3d: Werkzeug reads the first, python-multipart and Django the last
+        "two-dispositions",
+        head(DISPOSITION + b'; filename="x.exe"', DISPOSITION),
+        [(None, "multipart_duplicate_header", 67)],
+    ),
+    (
+        "two-types-any-case",
+        head(DISPOSITION, b"Content-Type: text/plain", b"content-type: image/png"),
+        [(None, "multipart_duplicate_header", 75)],
+    ),
+    (
+        "folded",
+        head(b"Content-Disposition: form-data;", b' name="a"'),
+        [(None, "multipart_folded_header", 40)],
+    ),
+    (
+        "folded-tab",
+        head(DISPOSITION, b"\tfilename=x.exe"),
+        [(None, "multipart_folded_header", 49)],
+    ),
+    (
+        "name-not-token",
+        head(DISPOSITION, b"Content Type: text/plain"),
+        [(None, "invalid_header_name", 49)],
+    ),
+    (
+        "space-before-colon",
+        head(DISPOSITION, b"Content-Type : text/plain"),
+        [(None, "invalid_header_name", 49)],
+    ),
+    # F3e: LF-only header lines
+    (
+        "lf-headers",
+        b"--XyZ\r\n" + DISPOSITION + b"\n\n1\r\n--XyZ--",
+        [(None, "multipart_bare_line_break", 47)],
+    ),
+    (
+        "lf-between-lines",
+        head(DISPOSITION + b"\nContent-Type: text/plain"),
+        [(None, "multipart_bare_line_break", 47)],
+    ),
+    (
+        "cr-between-lines",
+        head(DISPOSITION + b"\rContent-Type: text/plain"),
+        [(None, "multipart_bare_line_break", 47)],
+    ),
+    (
+        "lf-first",
+        b"--XyZ\r\n\n" + DISPOSITION + b"\r\n\r\n1\r\n--XyZ--",
+        [(None, "multipart_bare_line_break", 7)],
+    ),
+    (
+        "crlf-cr-before-blank-line",
+        b"--XyZ\r\n" + DISPOSITION + b"\r\r\n\r\n1\r\n--XyZ--",
+        [(None, "multipart_bare_line_break", 47)],
+    ),
+    (
+        # Django splits the stream at every "--boundary", headers included
+        "boundary-in-headers",
+        head(b'Content-Disposition: form-data; name="--XyZ"'),
+        [(None, "multipart_boundary_in_part", 45)],
+    ),
+]
+
 
 @pytest.mark.parametrize(
     ("data", "expected"),
-    [case[1:] for case in MULTIPART_CASES + FRAMING_CASES],
-    ids=[case[0] for case in MULTIPART_CASES + FRAMING_CASES],
+    [case[1:] for case in MULTIPART_CASES + FRAMING_CASES + HEADER_CASES],
+    ids=[case[0] for case in MULTIPART_CASES + FRAMING_CASES + HEADER_CASES],
 )
 def test_multipart_every_split(
     data: bytes, expected: list[tuple[str | None, str, int]]

@@ -82,6 +82,14 @@ class RequestKind(str, enum.Enum):
     #: anything after the close delimiter but one CRLF: an epilogue a lenient parser
     #: could read as more parts (ModSecurity MULTIPART_DATA_AFTER)
     MULTIPART_EPILOGUE = "multipart_epilogue"
+    #: a part header field given twice (two Content-Disposition lines): Werkzeug
+    #: reads the first, python-multipart and Django the last (RFC 7578 §4.8 allows
+    #: one of each; ModSecurity MULTIPART_HEADER_FOLDING is the nearest flag)
+    MULTIPART_DUPLICATE_HEADER = "multipart_duplicate_header"
+    #: a part header line that starts with SP or HTAB (obs-fold, RFC 9112 §5.2):
+    #: Werkzeug joins it to the line before, python-multipart and Django do not
+    #: (ModSecurity MULTIPART_HEADER_FOLDING)
+    MULTIPART_FOLDED_HEADER = "multipart_folded_header"
 
     def __str__(self) -> str:
         return self.value

@@ -7,6 +7,7 @@ one part's headers allow.
 from __future__ import annotations
 
 import enum
+import re
 from typing import Final
 
 from ._config import GuardConfig
@@ -18,6 +19,9 @@ __all__ = ["MAX_BOUNDARY_BYTES", "MAX_PART_HEADER_BYTES", "MultipartInspector"]
 
 #: RFC 2046 §5.1.1: a boundary is 1 to 70 characters.
 MAX_BOUNDARY_BYTES: Final = 70
+#: RFC 2046 §5.1.1 and RFC 5322 §2.2: lines end in CRLF; a CR or LF alone is a
+#: line break to Werkzeug and not to python-multipart.
+_BARE_LINE_BREAK: Final = re.compile(rb"\r(?!\n)|(?<!\r)\n")
 #: Longest header block of one multipart part; more is refused, not truncated.
 MAX_PART_HEADER_BYTES: Final = 16 * 1024
 
@@ -214,17 +218,30 @@ class MultipartInspector:
         return self._fail(findings, RequestKind.MULTIPART_EPILOGUE)
 
     def _headers(self, findings: list[Finding]) -> bool:
-        if self._buf.startswith(b"\r\n", self._pos):
-            block_end = self._pos
-        else:
-            # Resume the search 3 bytes back: the blank line may straddle chunks.
-            block_end = self._buf.find(b"\r\n\r\n", max(self._scan - 3, self._pos))
-            if block_end < 0:
-                self._scan = len(self._buf)
-                too_big = len(self._buf) - self._pos > MAX_PART_HEADER_BYTES
-                return too_big and self._fail(findings)
+        """A part's header block, up to the empty line that ends it."""
+        start = self._pos
+        block_end = start
+        if not self._buf.startswith(b"\r\n", start):
+            # Resume 3 bytes back: the empty line may straddle chunks.
+            block_end = self._buf.find(b"\r\n\r\n", max(self._scan - 3, start))
+        searched = len(self._buf) if block_end < 0 else block_end
+        # Resume 1 byte back: the lookbehind needs the byte before.
+        bare = _BARE_LINE_BREAK.search(self._buf, max(self._scan - 1, start), searched)
+        # A CR at the end of the bytes so far may yet be followed by LF.
+        pending = block_end < 0 and bare is not None and bare.end() == searched
+        if bare is not None and not (pending and bare.group() == b"\r"):
+            kind = RequestKind.MULTIPART_BARE_LINE_BREAK
+            return self._fail(findings, kind, bare.start())
+        if block_end < 0:
+            self._scan = len(self._buf)
+            too_big = len(self._buf) - start > MAX_PART_HEADER_BYTES
+            return too_big and self._fail(findings)
+        stray = self._buf.find(self._dash, start, block_end)
+        if stray >= 0:
+            kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
+            return self._fail(findings, kind, stray)
         base = self._offset
-        block = self._consume(block_end - self._pos)
+        block = self._consume(block_end - start)
         self._consume(2 if not block else 4)
         part = part_inspector(block, base, self._offset, self._config)
         if isinstance(part, Finding):

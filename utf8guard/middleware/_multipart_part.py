@@ -7,6 +7,7 @@ for a file, a ``filename``; optionally a Content-Type (default text/plain, §4.4
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from .._policy import Policy
 from .._scan import find_violation
@@ -21,6 +22,33 @@ from ._text import BodyInspector, TextInspector, body_finding
 
 __all__ = ["part_inspector"]
 
+#: RFC 9110 §5.1: field-name = token.
+_FIELD_NAME: Final = re.compile(TOKEN)
+
+
+def _header_fields(block: bytes, base: int) -> dict[str, bytes] | Finding:
+    """``{lower-case name: value}`` of a header block at offset ``base``, or a refusal.
+
+    Refused: a folded line, a name that is not a token (RFC 9110 §5.1), a line with
+    no colon, and a name given twice.
+    """
+    fields: dict[str, bytes] = {}
+    offset = base
+    for line in block.split(b"\r\n") if block else ():
+        field, colon, value = line.partition(b":")
+        if line.startswith((b" ", b"\t")):
+            return body_finding(RequestKind.MULTIPART_FOLDED_HEADER, offset)
+        if not colon:
+            return body_finding(RequestKind.MALFORMED_MULTIPART, offset)
+        if _FIELD_NAME.fullmatch(field) is None:
+            return body_finding(RequestKind.INVALID_HEADER_NAME, offset)
+        name = field.lower().decode("ascii")
+        if name in fields:
+            return body_finding(RequestKind.MULTIPART_DUPLICATE_HEADER, offset)
+        fields[name] = value.strip()
+        offset += len(line) + 2
+    return fields
+
 
 def part_inspector(
     block: bytes, base: int, body_start: int, config: GuardConfig
@@ -29,12 +57,9 @@ def part_inspector(
     found = find_violation(block, config.policy)
     if found is not None:
         return Finding(Location.BODY, None, found.kind, base + found.start)
-    fields: dict[str, bytes] = {}
-    for line in block.split(b"\r\n") if block else ():
-        field, colon, value = line.partition(b":")
-        if not colon or not re.fullmatch(TOKEN, field):
-            return body_finding(RequestKind.MALFORMED_MULTIPART, base)
-        fields[field.lower().decode("ascii")] = value.strip()
+    fields = _header_fields(block, base)
+    if isinstance(fields, Finding):
+        return fields
     disposition = fields.get("content-disposition", b"")
     head = re.match(rb"\s*form-data\s*", disposition, re.IGNORECASE)
     params = parameters(disposition, head.end()) if head is not None else None
