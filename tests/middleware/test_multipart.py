@@ -301,10 +301,84 @@ HEADER_CASES = [
 ]
 
 
+def disposition(params: bytes) -> bytes:
+    """A one-part body whose disposition has ``params``, the first at offset 49."""
+    return multipart(field(b"f", b"x", params))
+
+
+# RFC 7578 §4.2 (no RFC 2231 encodings), RFC 2231 §3, RFC 9110 §5.6.4.
+PARAMETER_CASES = [
+    ("quoted-and-token", disposition(b"; filename=a.txt"), []),
+    (
+        # F3c: Werkzeug and Django join continuations, python-multipart drops them
+        "filename-continuation",
+        disposition(b"; filename*0=\"shell.php\"; filename*1*=utf-8''%00.jpg"),
+        [(None, "multipart_parameter_continuation", 49)],
+    ),
+    (
+        "name-continuation",
+        multipart(b"Content-Disposition: form-data; name*0=a; name*1=b\r\n\r\nx"),
+        [(None, "multipart_parameter_continuation", 39)],
+    ),
+    (
+        "continuation-with-plain",
+        disposition(b'; filename="a.txt"; filename*1="b"'),
+        [(None, "multipart_parameter_continuation", 67)],
+    ),
+    (
+        "plain-then-extended",
+        disposition(b"; filename=\"a.txt\"; filename*=utf-8''b.exe"),
+        [(None, "multipart_ambiguous_parameter", 67)],
+    ),
+    (
+        "extended-then-plain",
+        disposition(b"; filename*=utf-8''b.exe; filename=\"a.txt\""),
+        [(None, "multipart_ambiguous_parameter", 73)],
+    ),
+    (
+        "name-twice",
+        multipart(b'Content-Disposition: form-data; name="a"; NAME="b"\r\n\r\nx'),
+        [(None, "multipart_ambiguous_parameter", 49)],
+    ),
+    (
+        "name-and-extended-name",
+        disposition(b"; name*=utf-8''g"),
+        [(None, "multipart_ambiguous_parameter", 49)],
+    ),
+    (
+        # RFC 9110 reads "..\\x" as "..x"; python-multipart, Werkzeug, Django as "..\\x"
+        "backslash-in-filename",
+        disposition(b'; filename="..\\..\\etc\\passwd"'),
+        [(None, "multipart_ambiguous_parameter", 49)],
+    ),
+    (
+        "escaped-quote-in-name",
+        multipart(b'Content-Disposition: form-data; name="a\\"b"\r\n\r\nx'),
+        [(None, "multipart_ambiguous_parameter", 39)],
+    ),
+    (
+        "attachment",
+        multipart(b'Content-Disposition: attachment; name="a"\r\n\r\nx'),
+        [(None, "malformed_multipart", 28)],
+    ),
+    (
+        "unparsable-parameter",
+        disposition(b"; filename"),
+        [(None, "malformed_multipart", 47)],
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("data", "expected"),
-    [case[1:] for case in MULTIPART_CASES + FRAMING_CASES + HEADER_CASES],
-    ids=[case[0] for case in MULTIPART_CASES + FRAMING_CASES + HEADER_CASES],
+    [
+        case[1:]
+        for case in MULTIPART_CASES + FRAMING_CASES + HEADER_CASES + PARAMETER_CASES
+    ],
+    ids=[
+        case[0]
+        for case in MULTIPART_CASES + FRAMING_CASES + HEADER_CASES + PARAMETER_CASES
+    ],
 )
 def test_multipart_every_split(
     data: bytes, expected: list[tuple[str | None, str, int]]

@@ -90,6 +90,16 @@ class RequestKind(str, enum.Enum):
     #: Werkzeug joins it to the line before, python-multipart and Django do not
     #: (ModSecurity MULTIPART_HEADER_FOLDING)
     MULTIPART_FOLDED_HEADER = "multipart_folded_header"
+    #: an RFC 2231 §3 continuation in a part's disposition (``name*0``,
+    #: ``filename*1*``): Werkzeug and Django join the pieces, python-multipart drops
+    #: them (RFC 7578 §4.2 forbids them), so ``filename*0="shell.php";
+    #: filename*1*=utf-8''%00.jpg`` names another file for each
+    MULTIPART_PARAMETER_CONTINUATION = "multipart_parameter_continuation"
+    #: a disposition parameter given twice, or both plain and extended (``filename``
+    #: and ``filename*``), or a quoted value with a backslash: python-multipart
+    #: ignores extended parameters, Werkzeug and Django let the later one win, and
+    #: RFC 9110 §5.6.4 undoes quoted pairs the parsers keep (``"..\\x"``)
+    MULTIPART_AMBIGUOUS_PARAMETER = "multipart_ambiguous_parameter"
 
     def __str__(self) -> str:
         return self.value

@@ -12,7 +12,7 @@ from typing import Final
 from .._policy import Policy
 from .._scan import find_violation
 from .._violation import Kind
-from ._abnf import TOKEN, parameters
+from ._abnf import TOKEN
 from ._config import GuardConfig
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._json import JsonInspector
@@ -24,15 +24,23 @@ __all__ = ["part_inspector"]
 
 #: RFC 9110 §5.1: field-name = token.
 _FIELD_NAME: Final = re.compile(TOKEN)
+#: RFC 7578 §4.2: each part's disposition type is form-data.
+_FORM_DATA: Final = re.compile(rb"\s*form-data\s*", re.IGNORECASE)
+#: RFC 9110 §5.6.6 parameter, as in ``_abnf.parameters``, whose dict would hide a
+#: name given twice and undo quoted pairs before they can be checked.
+_PARAMETER: Final = re.compile(
+    rb";\s*(" + TOKEN + rb')\s*=\s*("(?:[^"\\]|\\.)*"|' + TOKEN + rb")\s*", re.DOTALL
+)
 
 
-def _header_fields(block: bytes, base: int) -> dict[str, bytes] | Finding:
-    """``{lower-case name: value}`` of a header block at offset ``base``, or a refusal.
+def _header_fields(block: bytes, base: int) -> dict[str, tuple[int, bytes]] | Finding:
+    """``{lower-case name: (offset, value)}`` of a header block at offset ``base``, or
+    a refusal; ``offset`` is where the value starts in the body stream.
 
     Refused: a folded line, a name that is not a token (RFC 9110 §5.1), a line with
     no colon, and a name given twice.
     """
-    fields: dict[str, bytes] = {}
+    fields: dict[str, tuple[int, bytes]] = {}
     offset = base
     for line in block.split(b"\r\n") if block else ():
         field, colon, value = line.partition(b":")
@@ -45,7 +53,8 @@ def _header_fields(block: bytes, base: int) -> dict[str, bytes] | Finding:
         name = field.lower().decode("ascii")
         if name in fields:
             return body_finding(RequestKind.MULTIPART_DUPLICATE_HEADER, offset)
-        fields[name] = value.strip()
+        start = offset + len(field) + 1 + len(value) - len(value.lstrip())
+        fields[name] = (start, value.strip())
         offset += len(line) + 2
     return fields
 
@@ -60,24 +69,22 @@ def part_inspector(
     fields = _header_fields(block, base)
     if isinstance(fields, Finding):
         return fields
-    disposition = fields.get("content-disposition", b"")
-    head = re.match(rb"\s*form-data\s*", disposition, re.IGNORECASE)
-    params = parameters(disposition, head.end()) if head is not None else None
-    if params is None:
-        return body_finding(RequestKind.MALFORMED_MULTIPART, base)
-    name = safe_name(params.get("name", b""))
+    at, disposition = fields.get("content-disposition", (base, b""))
+    params = _disposition(disposition, at)
+    if isinstance(params, Finding):
+        return params
+    name = safe_name(params["name"][1]) if "name" in params else None
     refusal = _filename_refusal(params, config.effective_path_policy)
     if refusal is not None:
-        refused, parameter = refusal
-        offset = base + max(block.find(parameter), 0)
-        return Finding(Location.BODY, name, refused, offset)
+        return Finding(Location.BODY, name, *refusal)
     # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
     # quoted-printable part would hide its bytes from the check. Fail closed.
-    coding = fields.get("content-transfer-encoding", b"binary").lower()
+    _, coding = fields.get("content-transfer-encoding", (base, b"binary"))
+    coding = coding.lower()
     if coding not in (b"7bit", b"8bit", b"binary"):
         kind = RequestKind.UNSUPPORTED_CONTENT_ENCODING
         return Finding(Location.BODY, name, kind, base)
-    parsed = parse_media_type(fields.get("content-type", b"text/plain"))
+    parsed = parse_media_type(fields.get("content-type", (base, b"text/plain"))[1])
     if parsed is None:
         return body_finding(RequestKind.MALFORMED_MULTIPART, base)
     media_type, type_params = parsed
@@ -91,31 +98,66 @@ def part_inspector(
     return TextInspector(config.policy, base=body_start, name=name, fixable=False)
 
 
+def _disposition(value: bytes, at: int) -> dict[str, tuple[int, bytes]] | Finding:
+    """The parameters of a ``form-data`` disposition at offset ``at``, or a refusal.
+
+    Returns ``{lower-case name: (offset, value)}``, quotes removed. Refused: another
+    disposition type; a malformed parameter; an RFC 2231 continuation; a name twice,
+    or both plain and extended (``filename`` and ``filename*``); a backslash in a
+    quoted value.
+    """
+    head = _FORM_DATA.match(value)
+    if head is None:
+        return body_finding(RequestKind.MALFORMED_MULTIPART, at)
+    params: dict[str, tuple[int, bytes]] = {}
+    pos = head.end()
+    while pos < len(value):
+        match = _PARAMETER.match(value, pos)
+        if match is None:
+            return body_finding(RequestKind.MALFORMED_MULTIPART, at + pos)
+        name, raw = match.group(1).decode("ascii").lower(), match.group(2)
+        where = at + match.start(1)
+        plain = name.removesuffix("*")
+        if "*" in plain:
+            # RFC 2231 §3: name*0, name*1* ... joined by Werkzeug and Django only.
+            return body_finding(RequestKind.MULTIPART_PARAMETER_CONTINUATION, where)
+        if raw.startswith(b'"'):
+            raw = raw[1:-1]
+        # A name twice, or plain and extended: each parser keeps another one.
+        # Quoted pairs: RFC 9110 §5.6.4 undoes any, the parsers only \\ and \".
+        twice = name in params or (plain + "*" if plain == name else plain) in params
+        if twice or b"\\" in raw:
+            return body_finding(RequestKind.MULTIPART_AMBIGUOUS_PARAMETER, where)
+        params[name] = (where, raw)
+        pos = match.end()
+    return params
+
+
 def _filename_refusal(
-    params: dict[str, bytes], policy: Policy
-) -> tuple[Kind | RequestKind, bytes] | None:
-    """The first refusal in ``filename`` or ``filename*``, and that parameter's name.
+    params: dict[str, tuple[int, bytes]], policy: Policy
+) -> tuple[Kind | RequestKind, int] | None:
+    """The first refusal in ``filename`` or ``filename*``, and that parameter's offset.
 
     Findings point at the parameter, not into its value: the value may be quoted or
     percent-encoded, and the parameter is what a reader looks for.
     """
-    plain = params.get("filename")
-    if plain is not None:
+    if "filename" in params:
+        at, plain = params["filename"]
         found = find_violation(plain, policy)
         if found is not None:
-            return found.kind, b"filename="
-    extended = params.get("filename*")
-    if extended is None:
+            return found.kind, at
+    if "filename*" not in params:
         return None
+    at, extended = params["filename*"]
     # RFC 8187 §3.2.1: ext-value = charset "'" [ language ] "'" value-chars
     charset, _, rest = extended.partition(b"'")
     _, quote, value = rest.partition(b"'")
     if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
-        return RequestKind.UNSUPPORTED_CHARSET, b"filename*"
+        return RequestKind.UNSUPPORTED_CHARSET, at
     decoded = percent_decode(value)
     if decoded.errors:
-        return decoded.errors[0][0], b"filename*"
+        return decoded.errors[0][0], at
     found = find_violation(decoded.data, policy)
     if found is not None:
-        return found.kind, b"filename*"
+        return found.kind, at
     return None
