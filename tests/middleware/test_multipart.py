@@ -368,16 +368,92 @@ PARAMETER_CASES = [
     ),
 ]
 
+NAME_STAR = b"Content-Disposition: form-data; name*="  # the value at offset 39
+
+# Issue 11: one charset, UTF-8, wherever a part can declare one: RFC 8187 ext-values
+# (name*, filename*), a part's Content-Type (RFC 7578 §4.4), the _charset_ field
+# (HTML §4.10.21.8).
+CHARSET_CASES = [
+    ("name-star-utf8", multipart(NAME_STAR + b"UTF-8''%C3%A4\r\n\r\nx"), []),
+    (
+        # F5: Django decodes this name as "<script>"
+        "name-star-utf7",
+        multipart(NAME_STAR + b"utf-7''%2BADw-script%2BAD4-\r\n\r\nx"),
+        [(None, "unsupported_charset", 39)],
+    ),
+    (
+        "name-star-no-charset",
+        multipart(NAME_STAR + b"''a\r\n\r\nx"),
+        [(None, "unsupported_charset", 39)],
+    ),
+    (
+        "name-star-overlong",
+        multipart(NAME_STAR + b"utf-8''%C0%AF\r\n\r\nx"),
+        [(None, "overlong", 39)],
+    ),
+    (
+        "name-star-bad-escape",
+        multipart(NAME_STAR + b"utf-8''%G0\r\n\r\nx"),
+        [(None, "malformed_escape", 39)],
+    ),
+    (
+        "binary-part-utf7",
+        multipart(
+            field(
+                b"f", b"x", b'; filename="a"\r\nContent-Type: image/png; charset=utf-7'
+            )
+        ),
+        [("f", "unsupported_charset", 7)],
+    ),
+    (
+        "part-charset-star",
+        multipart(
+            field(b"f", b"x", b"\r\nContent-Type: text/plain; charset*=utf-8''utf-7")
+        ),
+        [("f", "unsupported_charset", 7)],
+    ),
+    ("charset-field-utf8", multipart(field(b"_charset_", b"UTF-8")), []),
+    ("charset-field-ascii", multipart(field(b"_charset_", b"us-ascii")), []),
+    (
+        "charset-field-utf7",
+        multipart(field(b"_charset_", b"utf-7")),
+        [("_charset_", "unsupported_charset", 59)],
+    ),
+    (
+        "charset-field-long",
+        multipart(field(b"_charset_", b"utf-8" + b" " * 20)),
+        [("_charset_", "unsupported_charset", 59)],
+    ),
+    (
+        "charset-field-invalid",
+        multipart(field(b"_charset_", b"utf-8\xff")),
+        [("_charset_", "invalid_byte", 64)],
+    ),
+    (
+        "charset-field-truncated",
+        multipart(field(b"_charset_", b"utf-8\xe2\x82")),
+        [("_charset_", "truncated", 64)],
+    ),
+]
+
 
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
         case[1:]
-        for case in MULTIPART_CASES + FRAMING_CASES + HEADER_CASES + PARAMETER_CASES
+        for case in MULTIPART_CASES
+        + FRAMING_CASES
+        + HEADER_CASES
+        + PARAMETER_CASES
+        + CHARSET_CASES
     ],
     ids=[
         case[0]
-        for case in MULTIPART_CASES + FRAMING_CASES + HEADER_CASES + PARAMETER_CASES
+        for case in MULTIPART_CASES
+        + FRAMING_CASES
+        + HEADER_CASES
+        + PARAMETER_CASES
+        + CHARSET_CASES
     ],
 )
 def test_multipart_every_split(
@@ -405,3 +481,16 @@ def test_multipart_checked_holds_a_possible_delimiter() -> None:
     inspector.feed(multipart(field(b"a", b"1"))[:-10] + b"0123456789")
     # 63 bytes fed; the last 6 could start "\r\n--XyZ", so they wait
     assert inspector.checked == 57
+
+
+def test_multipart_findings_are_not_fixable() -> None:
+    # A part cannot be repaired in place: normalize mode blocks it.
+    inspector = MultipartInspector(b"XyZ", CONFIG)
+    findings = inspector.feed(multipart(field(b"a", b"\xff")))
+    assert [(f.kind.value, f.fixable) for f in findings] == [("invalid_byte", False)]
+
+
+def test_multipart_charset_field_is_held_until_its_end() -> None:
+    inspector = MultipartInspector(b"XyZ", CONFIG)
+    inspector.feed(multipart(field(b"_charset_", b"utf-8"))[:-12])
+    assert inspector.checked == 59

@@ -22,6 +22,10 @@ from ._text import BodyInspector, TextInspector, body_finding
 
 __all__ = ["part_inspector"]
 
+#: HTML §4.10.21.8: a field of this name holds the form's character encoding.
+CHARSET_FIELD: Final = b"_charset_"
+#: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
+MAX_CHARSET_BYTES: Final = 16
 #: RFC 9110 §5.1: field-name = token.
 _FIELD_NAME: Final = re.compile(TOKEN)
 #: RFC 7578 §4.2: each part's disposition type is form-data.
@@ -74,7 +78,9 @@ def part_inspector(
     if isinstance(params, Finding):
         return params
     name = safe_name(params["name"][1]) if "name" in params else None
-    refusal = _filename_refusal(params, config.effective_path_policy)
+    refusal = _name_refusal(params, config.policy) or _filename_refusal(
+        params, config.effective_path_policy
+    )
     if refusal is not None:
         return Finding(Location.BODY, name, *refusal)
     # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
@@ -88,14 +94,56 @@ def part_inspector(
     if parsed is None:
         return body_finding(RequestKind.MALFORMED_MULTIPART, base)
     media_type, type_params = parsed
+    # Issue 11: one charset. Any part may declare one (RFC 7578 §4.4), in plain or
+    # RFC 2231 form; only UTF-8 and US-ASCII pass.
+    charset = type_params.get("charset", "utf-8").lower()
+    if charset not in UTF8_CHARSETS or "charset*" in type_params:
+        return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, base)
     content = media_kind(media_type)
     if content not in ("text", "json"):
         return None
-    if type_params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
-        return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, base)
+    inspector: BodyInspector
     if content == "json":
-        return JsonInspector(config.policy, base=body_start, name=name, fixable=False)
-    return TextInspector(config.policy, base=body_start, name=name, fixable=False)
+        inspector = JsonInspector(
+            config.policy, base=body_start, name=name, fixable=False
+        )
+    else:
+        inspector = TextInspector(
+            config.policy, base=body_start, name=name, fixable=False
+        )
+    if params.get("name", (0, b""))[1] == CHARSET_FIELD:
+        return _CharsetField(inspector, body_start)
+    return inspector
+
+
+class _CharsetField:
+    """The ``_charset_`` field (HTML §4.10.21.8): the form's encoding, which must be
+    UTF-8 or US-ASCII. Its few bytes are held until the verdict."""
+
+    def __init__(self, text: BodyInspector, start: int) -> None:
+        self._text = text
+        self._start = start
+        self._value = b""
+        self._clean = True
+
+    @property
+    def checked(self) -> int:
+        return self._start
+
+    def feed(self, chunk: bytes) -> list[Finding]:
+        # One byte over the longest name is enough to refuse.
+        self._value += chunk[: MAX_CHARSET_BYTES + 1 - len(self._value)]
+        findings = self._text.feed(chunk)
+        self._clean = self._clean and not findings
+        return findings
+
+    def finish(self) -> list[Finding]:
+        findings = self._text.finish()
+        charset = self._value.decode("latin-1").lower()
+        if self._clean and not findings and charset not in UTF8_CHARSETS:
+            kind = RequestKind.UNSUPPORTED_CHARSET
+            findings.append(Finding(Location.BODY, "_charset_", kind, self._start))
+        return findings
 
 
 def _disposition(value: bytes, at: int) -> dict[str, tuple[int, bytes]] | Finding:
@@ -133,6 +181,35 @@ def _disposition(value: bytes, at: int) -> dict[str, tuple[int, bytes]] | Findin
     return params
 
 
+def _extended_value(raw: bytes) -> bytes | RequestKind:
+    """An RFC 8187 §3.2.1 ext-value, percent-decoded; refused unless UTF-8 or ASCII.
+
+    ext-value = charset "'" [ language ] "'" value-chars
+    """
+    charset, _, rest = raw.partition(b"'")
+    _, quote, value = rest.partition(b"'")
+    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
+        return RequestKind.UNSUPPORTED_CHARSET
+    decoded = percent_decode(value)
+    if decoded.errors:
+        return decoded.errors[0][0]
+    return decoded.data
+
+
+def _name_refusal(
+    params: dict[str, tuple[int, bytes]], policy: Policy
+) -> tuple[Kind | RequestKind, int] | None:
+    """A refusal in ``name*`` (F5: ``name*=utf-7''...`` is ``<script>`` to Django)."""
+    if "name*" not in params:
+        return None
+    at, extended = params["name*"]
+    value = _extended_value(extended)
+    if isinstance(value, RequestKind):
+        return value, at
+    found = find_violation(value, policy)
+    return None if found is None else (found.kind, at)
+
+
 def _filename_refusal(
     params: dict[str, tuple[int, bytes]], policy: Policy
 ) -> tuple[Kind | RequestKind, int] | None:
@@ -149,15 +226,8 @@ def _filename_refusal(
     if "filename*" not in params:
         return None
     at, extended = params["filename*"]
-    # RFC 8187 §3.2.1: ext-value = charset "'" [ language ] "'" value-chars
-    charset, _, rest = extended.partition(b"'")
-    _, quote, value = rest.partition(b"'")
-    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
-        return RequestKind.UNSUPPORTED_CHARSET, at
-    decoded = percent_decode(value)
-    if decoded.errors:
-        return decoded.errors[0][0], at
-    found = find_violation(decoded.data, policy)
-    if found is not None:
-        return found.kind, at
-    return None
+    value = _extended_value(extended)
+    if isinstance(value, RequestKind):
+        return value, at
+    found = find_violation(value, policy)
+    return None if found is None else (found.kind, at)
