@@ -412,6 +412,38 @@ CHARSET_CASES = [
         ),
         [("f", "unsupported_charset", 7)],
     ),
+    (
+        # F8: Starlette decoded this field as 'À¯í\xa0\x80'
+        "octet-stream-field",
+        multipart(
+            field(
+                b"f",
+                b"\xc0\xaf\xed\xa0\x80",
+                b"\r\nContent-Type: application/octet-stream",
+            )
+        ),
+        [("f", "overlong", 91)],
+    ),
+    (
+        "image-field",
+        multipart(field(b"f", b"\xff", b"\r\nContent-Type: image/png")),
+        [("f", "invalid_byte", 76)],
+    ),
+    (
+        # python-multipart ignores filename*: to Starlette this part is a field
+        "extended-filename-only",
+        multipart(
+            field(b"f", b"\xff", b"; filename*=utf-8''a.png\r\nContent-Type: image/png")
+        ),
+        [("f", "invalid_byte", 100)],
+    ),
+    (
+        "json-field",
+        multipart(
+            field(b"f", b'"\\ud800"', b"\r\nContent-Type: application/problem+json")
+        ),
+        [("f", "json_surrogate_escape", 92)],
+    ),
     ("charset-field-utf8", multipart(field(b"_charset_", b"UTF-8")), []),
     ("charset-field-ascii", multipart(field(b"_charset_", b"us-ascii")), []),
     (

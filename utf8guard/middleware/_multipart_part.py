@@ -66,7 +66,11 @@ def _header_fields(block: bytes, base: int) -> dict[str, tuple[int, bytes]] | Fi
 def part_inspector(
     block: bytes, base: int, body_start: int, config: GuardConfig
 ) -> BodyInspector | Finding | None:
-    """The inspector for a part's content, from its header block at offset ``base``."""
+    """The inspector for a part's content, from its header block at offset ``base``.
+
+    Form fields (parts without ``filename``) are checked as text, or as JSON when so
+    typed; files only when their type is text or JSON. None: the content passes.
+    """
     found = find_violation(block, config.policy)
     if found is not None:
         return Finding(Location.BODY, None, found.kind, base + found.start)
@@ -100,6 +104,11 @@ def part_inspector(
     if charset not in UTF8_CHARSETS or "charset*" in type_params:
         return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, base)
     content = media_kind(media_type)
+    # F8: a part without a filename is a form field, which frameworks decode as text
+    # whatever its type says (Starlette even falls back to Latin-1). Only the plain
+    # filename makes a file to every parser: python-multipart ignores filename*.
+    if "filename" not in params and content != "json":
+        content = "text"
     if content not in ("text", "json"):
         return None
     inspector: BodyInspector
