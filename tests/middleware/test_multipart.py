@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from urllib.parse import quote
 
 import pytest
 
+from utf8guard import find_violation
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware._finding import Finding
 from utf8guard.middleware._multipart import MultipartInspector
 from utf8guard.middleware._text import BodyInspector
+from utf8guard.paths import UnsafePathError, safe_filename
 
 CONFIG = GuardConfig()
 
@@ -526,3 +529,89 @@ def test_multipart_charset_field_is_held_until_its_end() -> None:
     inspector = MultipartInspector(b"XyZ", CONFIG)
     inspector.feed(multipart(field(b"_charset_", b"utf-8"))[:-12])
     assert inspector.checked == 59
+
+
+# Issue 11 item 6: a filename gets the rules of utf8guard.paths.safe_filename, the
+# oracle here (with the Windows rules on every host).
+FILENAMES = [
+    ("plain", "report.pdf"),
+    ("german", "Straße.txt"),
+    ("chinese", "北京.pdf"),
+    ("persian-zwnj", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt"),
+    ("emoji-zwj", "\U0001f468\u200d\U0001f4bb.png"),
+    ("traversal", "../../etc/passwd"),
+    ("dot-dot", ".."),
+    ("absolute", "/etc/passwd"),
+    ("windows-path", "C:\\fakepath\\a.txt"),
+    ("unc", "\\\\server\\share\\a.txt"),
+    ("device", "CON"),
+    ("device-extension", "nul.tar.gz"),
+    ("com-superscript", "COM\u00b9.txt"),
+    ("division-slash", "a\u2215b.txt"),
+    ("fullwidth-solidus", "a\uff0fb.txt"),
+    ("one-dot-leader", "\u2024\u2024"),
+    ("rlo", "inv\u202etxt.exe"),
+    ("escape", "a\x1b[2J"),
+    ("crlf", "a\r\nevil.txt"),
+    ("nul", "shell.php\x00.jpg"),
+    ("del", "a\x7f.txt"),
+    ("c1", "a\x85.txt"),
+    ("noncharacter", "a\ufdd0.txt"),
+    ("zero-width-space", "a\u200b.txt"),
+    ("variation-selector-alone", "\ufe0f.txt"),
+    ("trailing-dot", "a.txt."),
+    ("trailing-space", "a.txt "),
+    ("reserved-character", "a<b>.txt"),
+    ("quote", 'a"b.txt'),
+    ("long", "a" * 252 + ".txt"),
+]
+
+
+def oracle(name: str) -> str | None:
+    try:
+        safe_filename(name)
+    except UnsafePathError as exc:
+        return exc.kind.value
+    return None
+
+
+@pytest.mark.parametrize(
+    "name", [case[1] for case in FILENAMES], ids=[case[0] for case in FILENAMES]
+)
+def test_filename_star_follows_the_path_rules(name: str) -> None:
+    # filename* carries any byte; the first finding is the oracle's first refusal.
+    value = quote(name.encode(), safe="")
+    body = disposition(b"; filename*=UTF-8''" + value.encode())
+    expected = oracle(name)
+    inspector = MultipartInspector(b"XyZ", CONFIG)
+    got = run(inspector, [body])
+    assert got == ([] if expected is None else [(expected, 49)])
+
+
+@pytest.mark.parametrize(
+    "name", [case[1] for case in FILENAMES], ids=[case[0] for case in FILENAMES]
+)
+def test_filename_follows_the_path_rules(name: str) -> None:
+    # The quoted form holds no CR, LF or quote: browsers escape them as %0D, %0A
+    # and %22 (HTML §4.10.21.8), and Werkzeug reads %22 as a quote.
+    raw = name.replace("\r", "%0D").replace("\n", "%0A").replace('"', "%22")
+    body = disposition(b'; filename="' + raw.encode() + b'"')
+    got = run(MultipartInspector(b"XyZ", CONFIG), [body])
+    if "\\" in name:
+        # RFC 9110 reads a backslash as a quoted pair, the parsers do not
+        assert got == [("multipart_ambiguous_parameter", 49)]
+        return
+    # The header block is checked under the policy first, at the offending byte.
+    found = find_violation(raw.encode(), CONFIG.policy)
+    if found is not None:
+        assert got == [(found.kind.value, 59 + found.start)]
+        return
+    expected = oracle(name.replace("\r", "%0D").replace("\n", "%0A"))
+    assert got == ([] if expected is None else [(expected, 49)])
+
+
+def test_filename_allows_empty_and_nfd() -> None:
+    # Browsers send filename="" for an empty file input; macOS names are often NFD.
+    for name in (b"", "e\u0301t\u00e9.txt".encode()):
+        body = disposition(b'; filename="' + name + b'"')
+        assert run(MultipartInspector(b"XyZ", CONFIG), [body]) == []

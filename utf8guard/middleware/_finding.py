@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from .._pathrules import PathKind
 from .._violation import Kind
 
 __all__ = ["Finding", "Location", "RequestKind", "ViolationEvent", "safe_name"]
@@ -124,13 +125,15 @@ class Finding:
     ``offset`` counts bytes from the start of the raw component: the request target's
     path, the raw query string, the header value, or the body stream (before any
     percent-decoding). ``name`` is the query or form field, header, or multipart part
-    name when that name is short harmless ASCII, else None. ``fixable`` is True when
-    normalize mode can replace the bytes with U+FFFD instead of blocking.
+    name when that name is short harmless ASCII, else None. ``kind`` is a
+    :class:`~utf8guard.paths.PathKind` for an unsafe multipart filename.
+    ``fixable`` is True when normalize mode can replace the bytes with U+FFFD
+    instead of blocking.
     """
 
     location: Location
     name: str | None
-    kind: Kind | RequestKind
+    kind: Kind | RequestKind | PathKind
     offset: int
     fixable: bool = False
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from .._pathrules import PathKind, char_violations, name_violations
 from .._policy import Policy
 from .._scan import find_violation
 from .._violation import Kind
+from ..paths import MAX_NAME_BYTES
 from ._abnf import TOKEN
 from ._config import GuardConfig
 from ._finding import Finding, Location, RequestKind, safe_name
@@ -22,6 +24,8 @@ from ._text import BodyInspector, TextInspector, body_finding
 
 __all__ = ["part_inspector"]
 
+#: Filenames travel: the Windows name rules apply on every host.
+NAME_PLATFORM: Final = "universal"
 #: HTML §4.10.21.8: a field of this name holds the form's character encoding.
 CHARSET_FIELD: Final = b"_charset_"
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
@@ -221,7 +225,7 @@ def _name_refusal(
 
 def _filename_refusal(
     params: dict[str, tuple[int, bytes]], policy: Policy
-) -> tuple[Kind | RequestKind, int] | None:
+) -> tuple[Kind | RequestKind | PathKind, int] | None:
     """The first refusal in ``filename`` or ``filename*``, and that parameter's offset.
 
     Findings point at the parameter, not into its value: the value may be quoted or
@@ -229,14 +233,37 @@ def _filename_refusal(
     """
     if "filename" in params:
         at, plain = params["filename"]
-        found = find_violation(plain, policy)
-        if found is not None:
-            return found.kind, at
+        # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
+        # it: check the reading with the quote, which Windows refuses in names.
+        refused = _unsafe_name(plain.replace(b"%22", b'"'), policy)
+        if refused is not None:
+            return refused, at
     if "filename*" not in params:
         return None
     at, extended = params["filename*"]
     value = _extended_value(extended)
     if isinstance(value, RequestKind):
         return value, at
+    refused = _unsafe_name(value, policy)
+    return None if refused is None else (refused, at)
+
+
+def _unsafe_name(value: bytes, policy: Policy) -> Kind | PathKind | None:
+    """Why ``value`` is unsafe as a file name, by the rules of :mod:`utf8guard.paths`.
+
+    Issue 11 item 6: one home for "unsafe in a name". A filename is one component:
+    separators (``../x``, ``/etc/passwd``, old IE's ``C:\\fakepath\\a.txt``) are
+    refused, not reduced to a base name as each parser does its own way. Windows
+    rules apply everywhere (``platform="universal"``). Allowed: the empty name (an
+    empty file input), and names not in NFC (macOS file names are often NFD).
+    """
     found = find_violation(value, policy)
-    return None if found is None else (found.kind, at)
+    if found is not None:
+        return found.kind
+    text = value.decode()
+    for kind, _ in char_violations(text, policy, NAME_PLATFORM):
+        return kind
+    for kind, _, _ in name_violations(text, NAME_PLATFORM, MAX_NAME_BYTES):
+        if kind is not PathKind.EMPTY:
+            return kind
+    return None
