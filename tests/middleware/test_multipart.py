@@ -9,8 +9,9 @@ import pytest
 
 from utf8guard import find_violation
 from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._engine import MAX_FINDINGS
 from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._multipart import MultipartInspector
+from utf8guard.middleware._multipart import MAX_KEPT_FINDINGS, MultipartInspector
 from utf8guard.middleware._text import BodyInspector
 from utf8guard.paths import UnsafePathError, safe_filename
 
@@ -615,3 +616,22 @@ def test_filename_allows_empty_and_nfd() -> None:
     for name in (b"", "e\u0301t\u00e9.txt".encode()):
         body = disposition(b'; filename="' + name + b'"')
         assert run(MultipartInspector(b"XyZ", CONFIG), [body]) == []
+
+
+def test_multipart_findings_are_capped_and_counted() -> None:
+    bad = [field(b"a%d" % i, b"\xff") for i in range(20)]
+    inspector = MultipartInspector(b"XyZ", CONFIG)
+    body = multipart(*bad)
+    kept = inspector.feed(body[:200]) + inspector.feed(body[200:] + b"junk")
+    kept += inspector.finish()
+    assert len(kept) == MAX_KEPT_FINDINGS == MAX_FINDINGS
+    assert inspector.dropped == 20 + 1 - MAX_KEPT_FINDINGS  # + the epilogue
+    assert [f.name for f in kept] == [f"a{i}" for i in range(MAX_KEPT_FINDINGS)]
+
+
+def test_multipart_unterminated_past_the_cap_is_counted() -> None:
+    inspector = MultipartInspector(b"XyZ", CONFIG)
+    body = multipart(*[field(b"a", b"\xff")] * 16)[:-4]  # ends in "--XyZ"
+    assert len(inspector.feed(body)) == 16
+    assert inspector.finish() == []
+    assert inspector.dropped == 1

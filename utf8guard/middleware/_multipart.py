@@ -19,6 +19,10 @@ __all__ = ["MAX_BOUNDARY_BYTES", "MAX_PART_HEADER_BYTES", "MultipartInspector"]
 
 #: RFC 2046 §5.1.1: a boundary is 1 to 70 characters.
 MAX_BOUNDARY_BYTES: Final = 70
+#: Findings one body returns (one per bad field, so a form of many bad fields would
+#: make many); the rest are counted in ``dropped``. Equal to the engine's
+#: MAX_FINDINGS, which caps what is reported per request.
+MAX_KEPT_FINDINGS: Final = 16
 #: RFC 2046 §5.1.1 and RFC 5322 §2.2: lines end in CRLF; a CR or LF alone is a
 #: line break to Werkzeug and not to python-multipart.
 _BARE_LINE_BREAK: Final = re.compile(rb"\r(?!\n)|(?<!\r)\n")
@@ -68,6 +72,7 @@ class MultipartInspector:
         self._state = _State.PREAMBLE
         self._part: BodyInspector | None = None
         self._received = 0
+        self._found = 0
 
     @property
     def _offset(self) -> int:
@@ -92,7 +97,12 @@ class MultipartInspector:
         findings: list[Finding] = []
         while self._step(findings):
             pass
-        return findings
+        return self._keep(findings)
+
+    @property
+    def dropped(self) -> int:
+        """Findings past the first :data:`MAX_KEPT_FINDINGS`, counted, not returned."""
+        return max(self._found - MAX_KEPT_FINDINGS, 0)
 
     def finish(self) -> list[Finding]:
         state = self._state
@@ -102,10 +112,20 @@ class MultipartInspector:
         if state is _State.EPILOGUE:
             # A lone CR after the close delimiter: a line break cut short.
             if self._buf[self._pos :] == b"\r":
-                return [body_finding(RequestKind.MULTIPART_EPILOGUE, self._offset)]
+                return self._keep(
+                    [body_finding(RequestKind.MULTIPART_EPILOGUE, self._offset)]
+                )
             return []
         # Unterminated: the close delimiter never came; point at the body's end.
-        return [body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
+        return self._keep(
+            [body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
+        )
+
+    def _keep(self, findings: list[Finding]) -> list[Finding]:
+        """The findings still under the cap; the rest are only counted."""
+        room = max(MAX_KEPT_FINDINGS - self._found, 0)
+        self._found += len(findings)
+        return findings[:room]
 
     def _consume(self, count: int) -> bytes:
         taken = bytes(self._buf[self._pos : self._pos + count])
