@@ -69,11 +69,13 @@ class RequestKind(str, enum.Enum):
     #: and Django finds ``--XyZ`` anywhere (ModSecurity MULTIPART_DATA_BEFORE)
     MULTIPART_PREAMBLE = "multipart_preamble"
     #: ``--boundary`` that is not a whole delimiter line ``CRLF --boundary (CRLF |
-    #: --)``: ``x--XyZ`` in a part, ``--XyZ`` right after the header block, transport
-    #: padding ``--XyZ \r\n``, ``--XyZx``. Django splits at every ``--boundary``,
-    #: python-multipart and Werkzeug only at delimiter lines (Werkzeug also at padded
-    #: ones), so each sees different parts (RFC 2046 §5.1.1: the boundary must not
-    #: occur in the content; ModSecurity MULTIPART_INVALID_PART, CRS 920120)
+    #: --)``: ``x--XyZ`` in a part, ``--XyZ`` right after the header block or inside
+    #: it, ``--XyZx``. Django splits at every ``--boundary``, python-multipart and
+    #: Werkzeug only at delimiter lines, so each sees other parts (RFC 2046 §5.1.1:
+    #: the boundary must not occur in the content; ModSecurity
+    #: MULTIPART_INVALID_PART, CRS 920120). Transport padding (``--XyZ \r\n``) is
+    #: refused too: RFC 2046 allows it, no client sends it, parsers tolerate it
+    #: unevenly
     MULTIPART_BOUNDARY_IN_PART = "multipart_boundary_in_part"
     #: a CR or LF alone in a delimiter line or a part's header block (``\n--XyZ``,
     #: ``name: v\n``): Werkzeug accepts LF and CR line breaks, python-multipart only

@@ -210,8 +210,8 @@ class MultipartInspector:
     def _after_delimiter(self, findings: list[Finding]) -> bool:
         """After ``--boundary``: CRLF opens a part, ``--`` closes the body.
 
-        Transport padding (RFC 2046 §5.1.1) is refused: python-multipart reads a
-        padded delimiter as content, Werkzeug as a delimiter.
+        Transport padding (RFC 2046 §5.1.1) is refused: no client sends it, and
+        each parser bounds it differently (Werkzeug: any horizontal space).
         """
         suffix = self._buf[self._pos : self._pos + 2]
         if len(suffix) < 2:
