@@ -635,3 +635,16 @@ def test_multipart_unterminated_past_the_cap_is_counted() -> None:
     assert len(inspector.feed(body)) == 16
     assert inspector.finish() == []
     assert inspector.dropped == 1
+
+
+@pytest.mark.parametrize("pad", [0, 600], ids=["cached", "too-big-to-cache"])
+def test_multipart_part_verdicts_move_with_the_part(pad: int) -> None:
+    # The same header block, refused at a different place in each body.
+    bad = DISPOSITION + b"\r\nX-Pad: " + b"p" * pad + b"\r\nX-Pad: 1"
+    first = head(bad)
+    second = head(DISPOSITION)[:-9] + first
+    shift = len(second) - len(first)
+    dup = 7 + len(DISPOSITION) + 2 + 7 + pad + 2
+    for body, at in ((first, dup), (second, dup + shift), (first, dup)):
+        inspector = MultipartInspector(b"XyZ", CONFIG)
+        assert run(inspector, [body]) == [("multipart_duplicate_header", at)]

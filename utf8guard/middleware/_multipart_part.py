@@ -7,6 +7,8 @@ for a file, a ``filename``; optionally a Content-Type (default text/plain, §4.4
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from functools import lru_cache
 from typing import Final
 
 from .._pathrules import PathKind, char_violations, name_violations
@@ -27,7 +29,9 @@ __all__ = ["part_inspector"]
 #: Filenames travel: the Windows name rules apply on every host.
 NAME_PLATFORM: Final = "universal"
 #: HTML §4.10.21.8: a field of this name holds the form's character encoding.
-CHARSET_FIELD: Final = b"_charset_"
+CHARSET_FIELD: Final = "_charset_"
+#: Header blocks up to this size have their verdict cached (see _cached_plan).
+MAX_CACHED_BLOCK_BYTES: Final = 512
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
 MAX_CHARSET_BYTES: Final = 16
 #: RFC 9110 §5.1: field-name = token.
@@ -41,15 +45,15 @@ _PARAMETER: Final = re.compile(
 )
 
 
-def _header_fields(block: bytes, base: int) -> dict[str, tuple[int, bytes]] | Finding:
-    """``{lower-case name: (offset, value)}`` of a header block at offset ``base``, or
-    a refusal; ``offset`` is where the value starts in the body stream.
+def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
+    """``{lower-case name: (offset, value)}`` of a header block, or a refusal;
+    ``offset`` is where the value starts in the block.
 
     Refused: a folded line, a name that is not a token (RFC 9110 §5.1), a line with
     no colon, and a name given twice.
     """
     fields: dict[str, tuple[int, bytes]] = {}
-    offset = base
+    offset = 0
     for line in block.split(b"\r\n") if block else ():
         field, colon, value = line.partition(b":")
         if line.startswith((b" ", b"\t")):
@@ -75,38 +79,61 @@ def part_inspector(
     Form fields (parts without ``filename``) are checked as text, or as JSON when so
     typed; files only when their type is text or JSON. None: the content passes.
     """
-    found = find_violation(block, config.policy)
+    policy, path_policy = config.policy, config.effective_path_policy
+    if len(block) <= MAX_CACHED_BLOCK_BYTES:
+        plan = _cached_plan(block, policy, path_policy)
+    else:
+        plan = _plan(block, policy, path_policy)
+    if isinstance(plan, Finding):
+        return replace(plan, offset=base + plan.offset)
+    content, name = plan
+    if content is None:
+        return None
+    inspector: BodyInspector
+    if content == "json":
+        inspector = JsonInspector(policy, base=body_start, name=name, fixable=False)
+    else:
+        inspector = TextInspector(policy, base=body_start, name=name, fixable=False)
+    if content == CHARSET_FIELD:
+        return _CharsetField(inspector, body_start)
+    return inspector
+
+
+def _plan(
+    block: bytes, policy: Policy, path_policy: Policy
+) -> tuple[str | None, str | None] | Finding:
+    """``(content check, part name)`` for a header block, or a refusal at an offset
+    in the block. The check is "json", "text", CHARSET_FIELD (text, then the charset
+    rule) or None (the content passes)."""
+    found = find_violation(block, policy)
     if found is not None:
-        return Finding(Location.BODY, None, found.kind, base + found.start)
-    fields = _header_fields(block, base)
+        return Finding(Location.BODY, None, found.kind, found.start)
+    fields = _header_fields(block)
     if isinstance(fields, Finding):
         return fields
-    at, disposition = fields.get("content-disposition", (base, b""))
+    at, disposition = fields.get("content-disposition", (0, b""))
     params = _disposition(disposition, at)
     if isinstance(params, Finding):
         return params
     name = safe_name(params["name"][1]) if "name" in params else None
-    refusal = _name_refusal(params, config.policy) or _filename_refusal(
-        params, config.effective_path_policy
-    )
+    refusal = _name_refusal(params, policy) or _filename_refusal(params, path_policy)
     if refusal is not None:
         return Finding(Location.BODY, name, *refusal)
     # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
     # quoted-printable part would hide its bytes from the check. Fail closed.
-    _, coding = fields.get("content-transfer-encoding", (base, b"binary"))
-    coding = coding.lower()
-    if coding not in (b"7bit", b"8bit", b"binary"):
+    _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
+    if coding.lower() not in (b"7bit", b"8bit", b"binary"):
         kind = RequestKind.UNSUPPORTED_CONTENT_ENCODING
-        return Finding(Location.BODY, name, kind, base)
-    parsed = parse_media_type(fields.get("content-type", (base, b"text/plain"))[1])
+        return Finding(Location.BODY, name, kind, 0)
+    parsed = parse_media_type(fields.get("content-type", (0, b"text/plain"))[1])
     if parsed is None:
-        return body_finding(RequestKind.MALFORMED_MULTIPART, base)
+        return body_finding(RequestKind.MALFORMED_MULTIPART, 0)
     media_type, type_params = parsed
     # Issue 11: one charset. Any part may declare one (RFC 7578 §4.4), in plain or
     # RFC 2231 form; only UTF-8 and US-ASCII pass.
     charset = type_params.get("charset", "utf-8").lower()
     if charset not in UTF8_CHARSETS or "charset*" in type_params:
-        return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, base)
+        return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, 0)
     content = media_kind(media_type)
     # F8: a part without a filename is a form field, which frameworks decode as text
     # whatever its type says (Starlette even falls back to Latin-1). Only the plain
@@ -114,19 +141,16 @@ def part_inspector(
     if "filename" not in params and content != "json":
         content = "text"
     if content not in ("text", "json"):
-        return None
-    inspector: BodyInspector
-    if content == "json":
-        inspector = JsonInspector(
-            config.policy, base=body_start, name=name, fixable=False
-        )
-    else:
-        inspector = TextInspector(
-            config.policy, base=body_start, name=name, fixable=False
-        )
-    if params.get("name", (0, b""))[1] == CHARSET_FIELD:
-        return _CharsetField(inspector, body_start)
-    return inspector
+        return None, name
+    if content == "text" and params.get("name", (0, b""))[1] == CHARSET_FIELD.encode():
+        return CHARSET_FIELD, name
+    return content, name
+
+
+#: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
+#: entries are bounded (at most 256 x 512 bytes held), and a cached Finding is only
+#: a template: its offset is relative to the block.
+_cached_plan: Final = lru_cache(maxsize=256)(_plan)
 
 
 class _CharsetField:
@@ -155,7 +179,7 @@ class _CharsetField:
         charset = self._value.decode("latin-1").lower()
         if self._clean and not findings and charset not in UTF8_CHARSETS:
             kind = RequestKind.UNSUPPORTED_CHARSET
-            findings.append(Finding(Location.BODY, "_charset_", kind, self._start))
+            findings.append(Finding(Location.BODY, CHARSET_FIELD, kind, self._start))
         return findings
 
 
