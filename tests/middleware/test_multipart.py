@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from urllib.parse import quote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from utf8guard import find_violation
 from utf8guard.middleware import GuardConfig
@@ -648,3 +651,51 @@ def test_multipart_part_verdicts_move_with_the_part(pad: int) -> None:
     for body, at in ((first, dup), (second, dup + shift), (first, dup)):
         inspector = MultipartInspector(b"XyZ", CONFIG)
         assert run(inspector, [body]) == [("multipart_duplicate_header", at)]
+
+
+# Near-valid bodies: the pieces of real ones, plus the bytes the rules are about.
+FRAGMENTS = st.sampled_from(
+    [
+        b"--XyZ",
+        b"--XyZ--",
+        b"\r\n",
+        b"\r",
+        b"\n",
+        b"-",
+        b" ",
+        DISPOSITION,
+        b'; filename="a.txt"',
+        b"; filename*=utf-8''%C3%A4",
+        b"\r\nContent-Type: image/png",
+        b"\r\n\r\n",
+        b"value",
+        "ä€".encode(),
+        b"\xff",
+        b"\xe2\x82",
+    ]
+)
+
+
+@given(
+    pieces=st.lists(FRAGMENTS, max_size=24),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=3),
+)
+def test_multipart_any_split_gives_the_one_shot_findings(
+    pieces: list[bytes], cuts: list[int]
+) -> None:
+    body = b"".join(pieces)
+    one_shot = run(MultipartInspector(b"XyZ", CONFIG), [body])
+    bounds = [0, *sorted(min(cut, len(body)) for cut in cuts), len(body)]
+    chunks = [body[lo:hi] for lo, hi in itertools.pairwise(bounds)]
+    inspector = MultipartInspector(b"XyZ", CONFIG)
+    checked = []
+    findings: list[Finding] = []
+    for chunk in chunks:
+        findings += inspector.feed(chunk)
+        checked.append(inspector.checked)
+    findings += inspector.finish()
+    assert [(f.kind.value, f.offset) for f in findings] == one_shot
+    # Bytes declared clean (a streaming adapter forwards them) hold no finding, and
+    # what is declared clean stays so.
+    assert checked == sorted(checked)
+    assert max(checked, default=0) <= (one_shot[0][1] if one_shot else len(body))

@@ -175,7 +175,7 @@ class MultipartInspector:
             return self._fail(findings, RequestKind.MULTIPART_PREAMBLE)
         if len(head) < len(opening):
             return False
-        self._consume(len(opening))
+        self._consume(len(opening) - len(self._dash))
         self._state = _State.DELIMITER
         return True
 
@@ -203,32 +203,34 @@ class MultipartInspector:
         if self._part is not None:
             findings += self._part.feed(data) + self._part.finish()
         self._part = None
-        self._consume(2 + len(self._dash))
+        self._consume(2)
         self._state = _State.DELIMITER
         return True
 
     def _after_delimiter(self, findings: list[Finding]) -> bool:
-        """After ``--boundary``: CRLF opens a part, ``--`` closes the body.
+        """At ``--boundary``: then CRLF opens a part, ``--`` closes the body.
 
-        Transport padding (RFC 2046 §5.1.1) is refused: no client sends it, and
-        each parser bounds it differently (Werkzeug: any horizontal space).
+        The boundary stays unconsumed until its line is known good, so ``checked``
+        never covers a refused delimiter. Transport padding (RFC 2046 §5.1.1) is
+        refused: no client sends it, and each parser bounds it differently
+        (Werkzeug: any horizontal space).
         """
-        suffix = self._buf[self._pos : self._pos + 2]
+        end = self._pos + len(self._dash)
+        suffix = self._buf[end : end + 2]
         if len(suffix) < 2:
             return False
         if suffix == b"--":
-            self._consume(2)
+            self._consume(end + 2 - self._pos)
             self._state = _State.EPILOGUE
             return True
         if suffix == b"\r\n":
-            self._consume(2)
+            self._consume(end + 2 - self._pos)
             self._state = _State.HEADERS
             return True
         if suffix[0] in b"\r\n":
-            return self._fail(findings, RequestKind.MULTIPART_BARE_LINE_BREAK)
-        # The boundary was not a whole line: report where the boundary starts.
-        dash_index = self._pos - len(self._dash)
-        return self._fail(findings, RequestKind.MULTIPART_BOUNDARY_IN_PART, dash_index)
+            return self._fail(findings, RequestKind.MULTIPART_BARE_LINE_BREAK, end)
+        # The boundary was not a whole line: report where it starts.
+        return self._fail(findings, RequestKind.MULTIPART_BOUNDARY_IN_PART)
 
     def _epilogue(self, findings: list[Finding]) -> bool:
         """After the close delimiter: nothing, or one CRLF."""
@@ -260,14 +262,17 @@ class MultipartInspector:
         if stray >= 0:
             kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
             return self._fail(findings, kind, stray)
-        base = self._offset
-        block = self._consume(block_end - start)
-        self._consume(2 if not block else 4)
-        part = part_inspector(block, base, self._offset, self._config)
+        block = bytes(self._buf[start:block_end])
+        # RFC 2046 §5.1.1: the header block ends with its last CRLF, then CRLF.
+        content_at = block_end + (4 if block else 2)
+        part = part_inspector(
+            block, self._base + start, self._base + content_at, self._config
+        )
         if isinstance(part, Finding):
             findings.append(part)
             self._state = _State.FAILED
             return False
+        self._consume(content_at - start)
         self._part = part
         self._state = _State.CONTENT
         return True
