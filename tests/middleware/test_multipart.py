@@ -614,6 +614,39 @@ def test_filename_follows_the_path_rules(name: str) -> None:
     assert got == ([] if expected is None else [(expected, 49)])
 
 
+REFERENCE_CASES = [
+    ("slash", b"&#47;etc&#47;passwd", "separator"),
+    ("division-slash", b"..&#x2215;x", "lookalike"),
+    ("device", b"&#67;ON", "reserved_name"),
+    ("rlo", b"inv&#x202E;txt.exe", "bidi_control"),
+    ("named", b"a&sol;b", "separator"),
+    ("ampersand", b"R&amp;D &copy; 2024.txt", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [case[1:] for case in REFERENCE_CASES],
+    ids=[case[0] for case in REFERENCE_CASES],
+)
+def test_filename_character_references_follow_the_path_rules(
+    name: bytes, kind: str | None
+) -> None:
+    # Django reads HTML character references in a filename (html.unescape).
+    body = disposition(b'; filename="' + name + b'"')
+    got = run(MultipartInspector(b"XyZ", CONFIG), [body])
+    assert got == ([] if kind is None else [(kind, 49)])
+
+
+def test_empty_filename_part_is_a_field() -> None:
+    # Django reads it as a field, so its content is checked as text.
+    body = disposition(b'; filename=""\r\nContent-Type: image/png').replace(
+        b"\r\n\r\nx", b"\r\n\r\n\xff"
+    )
+    got = run(MultipartInspector(b"XyZ", CONFIG), [body])
+    assert got == [("invalid_byte", body.index(b"\xff"))]
+
+
 def test_filename_allows_empty_and_nfd() -> None:
     # Browsers send filename="" for an empty file input; macOS names are often NFD.
     for name in (b"", "e\u0301t\u00e9.txt".encode()):

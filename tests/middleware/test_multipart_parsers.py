@@ -227,6 +227,24 @@ ROWS: Final = [
         "overlong",
         "\xc0\xaf\xed\xa0\x80",
     ),
+    # Django reads HTML character references in filenames
+    (
+        "filename-character-reference",
+        part(b'name="f"; filename="..&#x2215;x"') + END,
+        "lookalike",
+        "..\u2215x",
+    ),
+    # Django reads a part with filename="" as a field, whatever its type
+    (
+        "empty-filename-field",
+        part(
+            b'name="f"; filename=""\r\nContent-Type: application/octet-stream',
+            b"\xef\xbf\xbe",
+        )
+        + END,
+        "noncharacter",
+        "\ufffe",
+    ),
     # Item 6: what python-multipart, Werkzeug and Django keep as the filename
     (
         "filename-traversal",

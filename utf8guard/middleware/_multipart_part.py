@@ -6,6 +6,7 @@ for a file, a ``filename``; optionally a Content-Type (default text/plain, §4.4
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -136,9 +137,10 @@ def _plan(
         return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, 0)
     content = media_kind(media_type)
     # F8: a part without a filename is a form field, which frameworks decode as text
-    # whatever its type says (Starlette even falls back to Latin-1). Only the plain
-    # filename makes a file to every parser: python-multipart ignores filename*.
-    if "filename" not in params and content != "json":
+    # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
+    # non-empty filename makes a file to every parser: python-multipart ignores
+    # filename*, and Django reads a part with filename="" as a field.
+    if not params.get("filename", (0, b""))[1] and content != "json":
         content = "text"
     if content not in ("text", "json"):
         return None, name
@@ -260,6 +262,12 @@ def _filename_refusal(
         # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
         # it: check the reading with the quote, which Windows refuses in names.
         refused = _unsafe_name(plain.replace(b"%22", b'"'), policy)
+        if refused is not None:
+            return refused, at
+        # Django reads HTML character references in a filename (&#47; is "/",
+        # &#x2215; a slash look-alike): its reading gets the same rules.
+        unescaped = html.unescape(plain.decode()).encode()
+        refused = _unsafe_name(unescaped, policy)
         if refused is not None:
             return refused, at
     if "filename*" not in params:
