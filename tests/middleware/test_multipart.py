@@ -264,6 +264,13 @@ HEADER_CASES = [
         [(None, "multipart_folded_header", 49)],
     ),
     (
+        "vertical-tab-in-value",
+        head(DISPOSITION, b"Content-Type: text/plain\x0b"),
+        [(None, "control", 73)],
+    ),
+    ("nul-in-value", head(DISPOSITION + b"\x00"), [(None, "nul", 47)]),
+    ("tab-in-value", head(DISPOSITION + b"\t; filename=\ta"), []),
+    (
         "name-not-token",
         head(DISPOSITION, b"Content Type: text/plain"),
         [(None, "invalid_header_name", 49)],
@@ -605,10 +612,16 @@ def test_filename_follows_the_path_rules(name: str) -> None:
         # RFC 9110 reads a backslash as a quoted pair, the parsers do not
         assert got == [("multipart_ambiguous_parameter", 49)]
         return
-    # The header block is checked under the policy first, at the offending byte.
+    # The header block is checked under the policy first, at the offending byte,
+    # then for controls (RFC 9110 §5.5: none but HTAB in a field value).
     found = find_violation(raw.encode(), CONFIG.policy)
     if found is not None:
         assert got == [(found.kind.value, 59 + found.start)]
+        return
+    controls = [i for i, b in enumerate(raw.encode()) if b < 0x20 or b == 0x7F]
+    if controls:
+        kind = "nul" if raw.encode()[controls[0]] == 0 else "control"
+        assert got == [(kind, 59 + controls[0])]
         return
     expected = oracle(name.replace("\r", "%0D").replace("\n", "%0A"))
     assert got == ([] if expected is None else [(expected, 49)])

@@ -23,11 +23,11 @@ MAX_BOUNDARY_BYTES: Final = 70
 #: make many); the rest are counted in ``dropped``. Equal to the engine's
 #: MAX_FINDINGS, which caps what is reported per request.
 MAX_KEPT_FINDINGS: Final = 16
+#: Longest header block of one multipart part; more is refused, not truncated.
+MAX_PART_HEADER_BYTES: Final = 16 * 1024
 #: RFC 2046 §5.1.1 and RFC 5322 §2.2: lines end in CRLF; a CR or LF alone is a
 #: line break to Werkzeug and not to python-multipart.
 _BARE_LINE_BREAK: Final = re.compile(rb"\r(?!\n)|(?<!\r)\n")
-#: Longest header block of one multipart part; more is refused, not truncated.
-MAX_PART_HEADER_BYTES: Final = 16 * 1024
 
 
 class _State(enum.Enum):
@@ -35,7 +35,7 @@ class _State(enum.Enum):
 
     #: before the first delimiter
     PREAMBLE = "preamble"
-    #: just after ``--boundary``: CRLF opens a part, ``--`` closes the body
+    #: at ``--boundary``: then CRLF opens a part, ``--`` closes the body
     DELIMITER = "delimiter"
     #: a part's header block, up to the empty line
     HEADERS = "headers"
@@ -48,18 +48,27 @@ class _State(enum.Enum):
 
 
 class MultipartInspector:
-    """``multipart/form-data`` (RFC 7578): part headers, names, filenames, text parts.
+    """``multipart/form-data`` (RFC 7578): framing, part headers, names, contents.
 
-    Each part's header block must be valid under the policy; ``filename`` and the
-    percent-decoded ``filename*`` (RFC 8187, which must say UTF-8) are held to the path
-    policy too (no controls, no bidi controls: U+202E is the classic "txt.exe" trick).
-    A part whose Content-Type is text or JSON, or that has none (RFC 7578 §4.4:
-    text/plain), is inspected like a body of that type; other parts pass. Anything the
-    parser cannot follow is refused as ``malformed_multipart`` (fail closed).
+    Security-relevant default: only the subset of RFC 2046 §5.1 that python-multipart,
+    Werkzeug and Django read alike passes; each departure is refused under its own
+    kind (see :class:`RequestKind`, ``multipart_*``), so the guard never inspects one
+    reading of a body while the application gets another. The body must open with
+    the first delimiter (one CRLF before it is allowed), every ``--boundary`` must
+    be a whole delimiter line, lines end in CRLF, and nothing but one CRLF may
+    follow the close delimiter.
+
+    Each part's header block must be valid under the policy, with token names, no
+    field twice, no folding; its ``form-data`` parameters may not repeat, continue
+    (RFC 2231) or be both plain and extended. ``name*`` and ``filename*`` must say
+    UTF-8; ``filename`` and ``filename*`` get the name rules of
+    :mod:`utf8guard.paths`. A part without a (non-empty) ``filename`` is a form
+    field and is checked as text, or as JSON when so typed, whatever else its
+    Content-Type says; a file is checked only when its type is text or JSON.
 
     Linear time: each chunk is appended once and the consumed prefix dropped once per
     ``feed`` (never per part); searches resume where the last one stopped. The buffer
-    holds at most a delimiter's length in content, or one part's header block.
+    holds at most a delimiter line of content, or one part's header block.
     """
 
     def __init__(self, boundary: bytes, config: GuardConfig) -> None:

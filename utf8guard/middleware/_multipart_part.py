@@ -37,12 +37,15 @@ MAX_CACHED_BLOCK_BYTES: Final = 512
 MAX_CHARSET_BYTES: Final = 16
 #: RFC 9110 §5.1: field-name = token.
 _FIELD_NAME: Final = re.compile(TOKEN)
+#: RFC 9110 §5.5: field-value = *( VCHAR / obs-text / SP / HTAB ); CR and LF are
+#: the framing's (bare ones are refused there).
+_HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: RFC 7578 §4.2: each part's disposition type is form-data.
-_FORM_DATA: Final = re.compile(rb"\s*form-data\s*", re.IGNORECASE)
+_FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
 #: RFC 9110 §5.6.6 parameter, as in ``_abnf.parameters``, whose dict would hide a
 #: name given twice and undo quoted pairs before they can be checked.
 _PARAMETER: Final = re.compile(
-    rb";\s*(" + TOKEN + rb')\s*=\s*("(?:[^"\\]|\\.)*"|' + TOKEN + rb")\s*", re.DOTALL
+    rb";[ \t]*(" + TOKEN + rb')[ \t]*=[ \t]*("(?:[^"\\]|\\.)*"|' + TOKEN + rb")[ \t]*"
 )
 
 
@@ -66,8 +69,9 @@ def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
         name = field.lower().decode("ascii")
         if name in fields:
             return body_finding(RequestKind.MULTIPART_DUPLICATE_HEADER, offset)
-        start = offset + len(field) + 1 + len(value) - len(value.lstrip())
-        fields[name] = (start, value.strip())
+        # RFC 9110 §5.5: OWS around a field value is SP or HTAB.
+        start = offset + len(field) + 1 + len(value) - len(value.lstrip(b" \t"))
+        fields[name] = (start, value.strip(b" \t"))
         offset += len(line) + 2
     return fields
 
@@ -109,6 +113,12 @@ def _plan(
     found = find_violation(block, policy)
     if found is not None:
         return Finding(Location.BODY, None, found.kind, found.start)
+    # RFC 9110 §5.5: no controls but HTAB in a field value, whatever the policy
+    # allows elsewhere: parsers strip and split on them differently.
+    control = _HEADER_CONTROL.search(block)
+    if control is not None:
+        kind = Kind.NUL if control.group() == b"\x00" else Kind.CONTROL
+        return Finding(Location.BODY, None, kind, control.start())
     fields = _header_fields(block)
     if isinstance(fields, Finding):
         return fields
