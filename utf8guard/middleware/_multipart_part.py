@@ -134,8 +134,8 @@ def _plan(
     # quoted-printable part would hide its bytes from the check. Fail closed.
     _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
     if coding.lower() not in (b"7bit", b"8bit", b"binary"):
-        kind = RequestKind.UNSUPPORTED_CONTENT_ENCODING
-        return Finding(Location.BODY, name, kind, 0)
+        encoded = RequestKind.UNSUPPORTED_CONTENT_ENCODING
+        return Finding(Location.BODY, name, encoded, 0)
     parsed = parse_media_type(fields.get("content-type", (0, b"text/plain"))[1])
     if parsed is None:
         return body_finding(RequestKind.MALFORMED_MULTIPART, 0)
