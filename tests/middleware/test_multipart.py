@@ -127,7 +127,7 @@ MULTIPART_CASES = [
     (
         "bad-part-type",
         multipart(field(b"a", b"x", b"\r\nContent-Type: nonsense")),
-        [(None, "malformed_multipart", 7)],
+        [("a", "malformed_multipart", 7)],
     ),
 ]
 

@@ -130,21 +130,30 @@ def _plan(
     refusal = _name_refusal(params, policy) or _filename_refusal(params, path_policy)
     if refusal is not None:
         return Finding(Location.BODY, name, *refusal)
+    check = _content_check(fields, params)
+    if isinstance(check, RequestKind):
+        return Finding(Location.BODY, name, check, 0)
+    return check, name
+
+
+def _content_check(
+    fields: dict[str, tuple[int, bytes]], params: dict[str, tuple[int, bytes]]
+) -> str | RequestKind | None:
+    """How a part's content is checked (see _plan), or the refusal of its headers."""
     # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
     # quoted-printable part would hide its bytes from the check. Fail closed.
     _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
     if coding.lower() not in (b"7bit", b"8bit", b"binary"):
-        encoded = RequestKind.UNSUPPORTED_CONTENT_ENCODING
-        return Finding(Location.BODY, name, encoded, 0)
+        return RequestKind.UNSUPPORTED_CONTENT_ENCODING
     parsed = parse_media_type(fields.get("content-type", (0, b"text/plain"))[1])
     if parsed is None:
-        return body_finding(RequestKind.MALFORMED_MULTIPART, 0)
+        return RequestKind.MALFORMED_MULTIPART
     media_type, type_params = parsed
     # Issue 11: one charset. Any part may declare one (RFC 7578 §4.4), in plain or
     # RFC 2231 form; only UTF-8 and US-ASCII pass.
     charset = type_params.get("charset", "utf-8").lower()
     if charset not in UTF8_CHARSETS or "charset*" in type_params:
-        return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, 0)
+        return RequestKind.UNSUPPORTED_CHARSET
     content = media_kind(media_type)
     # F8: a part without a filename is a form field, which frameworks decode as text
     # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
@@ -153,10 +162,10 @@ def _plan(
     if not params.get("filename", (0, b""))[1] and content != "json":
         content = "text"
     if content not in ("text", "json"):
-        return None, name
+        return None
     if content == "text" and params.get("name", (0, b""))[1] == CHARSET_FIELD.encode():
-        return CHARSET_FIELD, name
-    return content, name
+        return CHARSET_FIELD
+    return content
 
 
 #: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
