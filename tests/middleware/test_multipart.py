@@ -458,6 +458,11 @@ CHARSET_CASES = [
         ),
         [("f", "json_surrogate_escape", 92)],
     ),
+    (
+        "charset-field-typed-json",
+        multipart(field(b"_charset_", b"utf-7", b"\r\nContent-Type: application/json")),
+        [("_charset_", "unsupported_charset", 91)],
+    ),
     ("charset-field-utf8", multipart(field(b"_charset_", b"UTF-8")), []),
     ("charset-field-ascii", multipart(field(b"_charset_", b"us-ascii")), []),
     (

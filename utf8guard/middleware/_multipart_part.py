@@ -159,13 +159,11 @@ def _content_check(
     # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
     # non-empty filename makes a file to every parser: python-multipart ignores
     # filename*, and Django reads a part with filename="" as a field.
-    if not params.get("filename", (0, b""))[1] and content != "json":
-        content = "text"
-    if content not in ("text", "json"):
-        return None
-    if content == "text" and params.get("name", (0, b""))[1] == CHARSET_FIELD.encode():
-        return CHARSET_FIELD
-    return content
+    if not params.get("filename", (0, b""))[1]:
+        if params.get("name", (0, b""))[1] == CHARSET_FIELD.encode():
+            return CHARSET_FIELD
+        return "json" if content == "json" else "text"
+    return content if content in ("text", "json") else None
 
 
 #: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
