@@ -269,7 +269,7 @@ HEADER_CASES = [
         [(None, "control", 73)],
     ),
     ("nul-in-value", head(DISPOSITION + b"\x00"), [(None, "nul", 47)]),
-    ("tab-in-value", head(DISPOSITION + b"\t; filename=\ta"), []),
+    ("tab-in-value", head(DISPOSITION + b"\t;\tfilename=a"), []),
     (
         "name-not-token",
         head(DISPOSITION, b"Content Type: text/plain"),
@@ -375,6 +375,18 @@ PARAMETER_CASES = [
         multipart(b'Content-Disposition: attachment; name="a"\r\n\r\nx'),
         [(None, "malformed_multipart", 28)],
     ),
+    (
+        # Werkzeug reads no filename here, python-multipart and Django "a.png"
+        "space-before-equals",
+        disposition(b'; filename ="a.png"'),
+        [(None, "malformed_multipart", 47)],
+    ),
+    (
+        "space-after-equals",
+        disposition(b'; filename= "a.png"'),
+        [(None, "malformed_multipart", 47)],
+    ),
+    ("space-around-semicolon", disposition(b' ;\tfilename="a.png" '), []),
     (
         "unparsable-parameter",
         disposition(b"; filename"),

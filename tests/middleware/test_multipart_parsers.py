@@ -245,6 +245,14 @@ ROWS: Final = [
         "noncharacter",
         "\ufffe",
     ),
+    # Werkzeug reads "filename =" as no filename: a field, checked by no one
+    (
+        "space-before-equals",
+        part(b'name="f"; filename ="a.png"\r\nContent-Type: image/png', b"\xef\xbf\xbe")
+        + END,
+        "malformed_multipart",
+        "\ufffe",
+    ),
     # Item 6: what python-multipart, Werkzeug and Django keep as the filename
     (
         "filename-traversal",

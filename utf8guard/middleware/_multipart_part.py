@@ -42,10 +42,13 @@ _FIELD_NAME: Final = re.compile(TOKEN)
 _HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: RFC 7578 §4.2: each part's disposition type is form-data.
 _FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
-#: RFC 9110 §5.6.6 parameter, as in ``_abnf.parameters``, whose dict would hide a
-#: name given twice and undo quoted pairs before they can be checked.
+#: RFC 9110 §5.6.6: parameters = *( OWS ";" OWS [ parameter ] ), parameter =
+#: parameter-name "=" parameter-value. Kept apart from ``_abnf.parameters``, whose
+#: dict would hide a name given twice and undo quoted pairs before they can be
+#: checked, and which allows space around "=" (Werkzeug reads ``filename ="a"`` as
+#: no filename at all, python-multipart and Django as "a").
 _PARAMETER: Final = re.compile(
-    rb";[ \t]*(" + TOKEN + rb')[ \t]*=[ \t]*("(?:[^"\\]|\\.)*"|' + TOKEN + rb")[ \t]*"
+    rb";[ \t]*(" + TOKEN + rb')=("(?:[^"\\]|\\.)*"|' + TOKEN + rb")[ \t]*"
 )
 
 
