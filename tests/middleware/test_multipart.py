@@ -400,7 +400,22 @@ NAME_STAR = b"Content-Disposition: form-data; name*="  # the value at offset 39
 # (name*, filename*), a part's Content-Type (RFC 7578 §4.4), the _charset_ field
 # (HTML §4.10.21.8).
 CHARSET_CASES = [
-    ("name-star-utf8", multipart(NAME_STAR + b"UTF-8''%C3%A4\r\n\r\nx"), []),
+    (
+        # valid, but python-multipart ignores name*: a part without a name
+        "name-star-utf8",
+        multipart(NAME_STAR + b"UTF-8''%C3%A4\r\n\r\nx"),
+        [(None, "malformed_multipart", 28)],
+    ),
+    (
+        "no-name",
+        multipart(b'Content-Disposition: form-data; filename="a"\r\n\r\nx'),
+        [(None, "malformed_multipart", 28)],
+    ),
+    (
+        "empty-name",
+        multipart(b'Content-Disposition: form-data; name=""\r\n\r\nx'),
+        [(None, "malformed_multipart", 28)],
+    ),
     (
         # F5: Django decodes this name as "<script>"
         "name-star-utf7",

@@ -253,6 +253,13 @@ ROWS: Final = [
         "malformed_multipart",
         "\ufffe",
     ),
+    # RFC 7578 §4.2: a part without a name; Werkzeug alone keeps it
+    (
+        "no-name",
+        b"--XyZ\r\n" + BINARY.replace(b'name="f"; ', b"") + b"\xef\xbf\xbe" + END,
+        "malformed_multipart",
+        b"\xef\xbf\xbe".decode("latin-1"),  # as a file: Latin-1 here
+    ),
     # Item 6: what python-multipart, Werkzeug and Django keep as the filename
     (
         "filename-traversal",

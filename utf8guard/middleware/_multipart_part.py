@@ -133,6 +133,10 @@ def _plan(
     refusal = _name_refusal(params, policy) or _filename_refusal(params, path_policy)
     if refusal is not None:
         return Finding(Location.BODY, name, *refusal)
+    # RFC 7578 §4.2: every part has a name. Starlette refuses a part without one,
+    # Werkzeug keeps it under None (or its name*), Django drops it.
+    if not params.get("name", (0, b""))[1]:
+        return Finding(Location.BODY, None, RequestKind.MALFORMED_MULTIPART, at)
     check = _content_check(fields, params)
     if isinstance(check, RequestKind):
         return Finding(Location.BODY, name, check, 0)
