@@ -777,3 +777,9 @@ def test_multipart_any_split_gives_the_one_shot_findings(
     # what is declared clean stays so.
     assert checked == sorted(checked)
     assert max(checked, default=0) <= (one_shot[0][1] if one_shot else len(body))
+
+
+def test_multipart_long_charset_field_is_refused_at_once() -> None:
+    inspector = MultipartInspector(b"XyZ", CONFIG)
+    found = inspector.feed(multipart(field(b"_charset_", b"u" * 100))[:100])
+    assert [(f.kind.value, f.offset) for f in found] == [("unsupported_charset", 59)]

@@ -181,29 +181,37 @@ _cached_plan: Final = lru_cache(maxsize=256)(_plan)
 
 class _CharsetField:
     """The ``_charset_`` field (HTML §4.10.21.8): the form's encoding, which must be
-    UTF-8 or US-ASCII. Its few bytes are held until the verdict."""
+    UTF-8 or US-ASCII. Its bytes are held until the verdict: a value longer than any
+    such name is refused at once, so at most MAX_CHARSET_BYTES are."""
 
     def __init__(self, text: BodyInspector, start: int) -> None:
         self._text = text
         self._start = start
         self._value = b""
-        self._clean = True
+        self._decided = False
 
     @property
     def checked(self) -> int:
         return self._start
 
     def feed(self, chunk: bytes) -> list[Finding]:
-        # One byte over the longest name is enough to refuse.
-        self._value += chunk[: MAX_CHARSET_BYTES + 1 - len(self._value)]
         findings = self._text.feed(chunk)
-        self._clean = self._clean and not findings
+        if self._decided:
+            return findings
+        self._value += chunk[: MAX_CHARSET_BYTES + 1 - len(self._value)]
+        if findings or len(self._value) > MAX_CHARSET_BYTES:
+            return self._decide(findings)
         return findings
 
     def finish(self) -> list[Finding]:
         findings = self._text.finish()
+        return findings if self._decided else self._decide(findings)
+
+    def _decide(self, findings: list[Finding]) -> list[Finding]:
+        """Its text findings, else the charset's: the first finding is enough."""
+        self._decided = True
         charset = self._value.decode("latin-1").lower()
-        if self._clean and not findings and charset not in UTF8_CHARSETS:
+        if not findings and charset not in UTF8_CHARSETS:
             kind = RequestKind.UNSUPPORTED_CHARSET
             findings.append(Finding(Location.BODY, CHARSET_FIELD, kind, self._start))
         return findings
