@@ -14,7 +14,11 @@ from utf8guard import find_violation
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware._engine import MAX_FINDINGS
 from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._multipart import MAX_KEPT_FINDINGS, MultipartInspector
+from utf8guard.middleware._multipart import (
+    MAX_KEPT_FINDINGS,
+    MAX_PART_HEADER_BYTES,
+    MultipartInspector,
+)
 from utf8guard.middleware._text import BodyInspector
 from utf8guard.paths import UnsafePathError, safe_filename
 
@@ -552,6 +556,20 @@ def test_multipart_limits() -> None:
     assert run(big_headers, [b"--XyZ\r\n" + b"a" * 20000]) == [
         ("malformed_multipart", 7)
     ]
+    # The same whole: the limit does not depend on how the block arrives.
+    padding = b"X-Pad: " + b"p" * (MAX_PART_HEADER_BYTES - len(DISPOSITION) - 9)
+    fits = head(DISPOSITION, padding)
+    end = fits.index(b"\r\n\r\n")
+    for chunks in (
+        [fits],
+        [fits[:end], fits[end:]],
+        [fits[: end + 3], fits[end + 3 :]],
+    ):
+        assert run(MultipartInspector(b"XyZ", CONFIG), chunks) == []
+    over = head(DISPOSITION, padding + b"p")
+    for chunks in ([over], [over[:100], over[100:]]):
+        inspector = MultipartInspector(b"XyZ", CONFIG)
+        assert run(inspector, chunks) == [("malformed_multipart", 7)]
 
 
 def test_multipart_checked_holds_a_possible_delimiter() -> None:
@@ -783,3 +801,22 @@ def test_multipart_long_charset_field_is_refused_at_once() -> None:
     inspector = MultipartInspector(b"XyZ", CONFIG)
     found = inspector.feed(multipart(field(b"_charset_", b"u" * 100))[:100])
     assert [(f.kind.value, f.offset) for f in found] == [("unsupported_charset", 59)]
+
+
+@pytest.mark.parametrize(
+    ("at", "kind"),
+    [(100, "multipart_bare_line_break"), (17000, "malformed_multipart")],
+    ids=["bare-lf-within-limit", "bare-lf-past-limit"],
+)
+def test_multipart_oversize_header_verdict_ignores_chunking(at: int, kind: str) -> None:
+    # A bare LF within the header limit is reported as such, one past it as the
+    # limit, whatever the chunks.
+    block = bytearray(b"X-Pad: " + b"p" * 17500)
+    block[at] = 0x0A
+    body = head(DISPOSITION, bytes(block))
+    splits_ = [[body], [body[i : i + 4096] for i in range(0, len(body), 4096)]]
+    splits_ += [[body[:n], body[n:]] for n in range(at, at + 60)]
+    lf = body.index(b"\n", 7)
+    expected = [(kind, lf if kind == "multipart_bare_line_break" else 7)]
+    for chunks in splits_:
+        assert run(MultipartInspector(b"XyZ", CONFIG), chunks) == expected

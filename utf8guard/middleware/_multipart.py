@@ -256,17 +256,22 @@ class MultipartInspector:
             # Resume 3 bytes back: the empty line may straddle chunks.
             block_end = self._buf.find(b"\r\n\r\n", max(self._scan - 3, start))
         searched = len(self._buf) if block_end < 0 else block_end
+        # Each verdict looks at the same bytes however the block arrives: at most
+        # the limit, plus 3 bytes of an empty line not yet complete.
+        last = min(searched, start + MAX_PART_HEADER_BYTES + 3)
         # Resume 1 byte back: the lookbehind needs the byte before.
-        bare = _BARE_LINE_BREAK.search(self._buf, max(self._scan - 1, start), searched)
+        bare = _BARE_LINE_BREAK.search(self._buf, max(self._scan - 1, start), last)
         # A CR at the end of the bytes so far may yet be followed by LF.
-        pending = block_end < 0 and bare is not None and bare.end() == searched
+        pending = bare is not None and bare.end() == len(self._buf)
         if bare is not None and not (pending and bare.group() == b"\r"):
             kind = RequestKind.MULTIPART_BARE_LINE_BREAK
             return self._fail(findings, kind, bare.start())
+        limit = MAX_PART_HEADER_BYTES + (3 if block_end < 0 else 0)
+        if searched - start > limit:
+            return self._fail(findings)
         if block_end < 0:
             self._scan = len(self._buf)
-            too_big = len(self._buf) - start > MAX_PART_HEADER_BYTES
-            return too_big and self._fail(findings)
+            return False
         stray = self._buf.find(self._dash, start, block_end)
         if stray >= 0:
             kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
