@@ -73,7 +73,7 @@ class RequestKind(str, enum.Enum):
     #: it, ``--XyZx``. Django splits at every ``--boundary``, python-multipart and
     #: Werkzeug only at delimiter lines, so each sees other parts (RFC 2046 §5.1.1:
     #: the boundary must not occur in the content; ModSecurity
-    #: MULTIPART_INVALID_PART, CRS 920120). Transport padding (``--XyZ \r\n``) is
+    #: MULTIPART_UNMATCHED_BOUNDARY). Transport padding (``--XyZ \r\n``) is
     #: refused too: RFC 2046 allows it, no client sends it, parsers tolerate it
     #: unevenly
     MULTIPART_BOUNDARY_IN_PART = "multipart_boundary_in_part"
@@ -82,26 +82,27 @@ class RequestKind(str, enum.Enum):
     #: CRLF (RFC 2046 §5.1.1 and RFC 5322 §2.2 require CRLF; ModSecurity
     #: MULTIPART_LF_LINE, MULTIPART_CRLF_LF_LINES)
     MULTIPART_BARE_LINE_BREAK = "multipart_bare_line_break"
-    #: anything after the close delimiter but one CRLF: an epilogue a lenient parser
-    #: could read as more parts (ModSecurity MULTIPART_DATA_AFTER)
+    #: anything after the close delimiter but one CRLF: Django reads parts there,
+    #: the others ignore them (ModSecurity MULTIPART_DATA_AFTER)
     MULTIPART_EPILOGUE = "multipart_epilogue"
     #: a part header field given twice (two Content-Disposition lines): Werkzeug
     #: reads the first, python-multipart and Django the last (RFC 7578 §4.8 allows
-    #: one of each; ModSecurity MULTIPART_HEADER_FOLDING is the nearest flag)
+    #: one of each; ModSecurity MULTIPART_DUPLICATE_PART_HEADER)
     MULTIPART_DUPLICATE_HEADER = "multipart_duplicate_header"
     #: a part header line that starts with SP or HTAB (obs-fold, RFC 9112 §5.2):
     #: Werkzeug joins it to the line before, python-multipart and Django do not
-    #: (ModSecurity MULTIPART_HEADER_FOLDING)
+    #: (ModSecurity MULTIPART_HEADER_FOLDING, MULTIPART_INVALID_HEADER_FOLDING)
     MULTIPART_FOLDED_HEADER = "multipart_folded_header"
     #: an RFC 2231 §3 continuation in a part's disposition (``name*0``,
     #: ``filename*1*``): Werkzeug and Django join the pieces, python-multipart drops
     #: them (RFC 7578 §4.2 forbids them), so ``filename*0="shell.php";
-    #: filename*1*=utf-8''%00.jpg`` names another file for each
+    #: filename*1*=utf-8''%00.jpg`` names another file for each (no ModSecurity flag)
     MULTIPART_PARAMETER_CONTINUATION = "multipart_parameter_continuation"
     #: a disposition parameter given twice, or both plain and extended (``filename``
     #: and ``filename*``), or a quoted value with a backslash: python-multipart
     #: ignores extended parameters, Werkzeug and Django let the later one win, and
-    #: RFC 9110 §5.6.4 undoes quoted pairs the parsers keep (``"..\\x"``)
+    #: RFC 9110 §5.6.4 undoes quoted pairs the parsers keep (``"..\\x"``;
+    #: ModSecurity MULTIPART_INVALID_QUOTING, CRS 920120)
     MULTIPART_AMBIGUOUS_PARAMETER = "multipart_ambiguous_parameter"
 
     def __str__(self) -> str:
