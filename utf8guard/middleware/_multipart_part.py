@@ -29,7 +29,8 @@ __all__ = ["part_inspector"]
 
 #: Filenames travel: the Windows name rules apply on every host.
 NAME_PLATFORM: Final = "universal"
-#: HTML §4.10.21.8: a field of this name holds the form's character encoding.
+#: HTML §4.10.21.8: a field of this name holds the form's character encoding (OWASP
+#: CRS 922100 limits it to a list; here only UTF-8 and US-ASCII pass).
 CHARSET_FIELD: Final = "_charset_"
 #: Header blocks up to this size have their verdict cached (see _cached_plan).
 MAX_CACHED_BLOCK_BYTES: Final = 512
@@ -148,7 +149,8 @@ def _content_check(
 ) -> str | RequestKind | None:
     """How a part's content is checked (see _plan), or the refusal of its headers."""
     # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
-    # quoted-printable part would hide its bytes from the check. Fail closed.
+    # quoted-printable part would hide its bytes from the check. Fail closed
+    # (OWASP CRS 922120).
     _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
     if coding.lower() not in (b"7bit", b"8bit", b"binary"):
         return RequestKind.UNSUPPORTED_CONTENT_ENCODING
@@ -157,7 +159,7 @@ def _content_check(
         return RequestKind.MALFORMED_MULTIPART
     media_type, type_params = parsed
     # Issue 11: one charset. Any part may declare one (RFC 7578 §4.4), in plain or
-    # RFC 2231 form; only UTF-8 and US-ASCII pass.
+    # RFC 2231 form; only UTF-8 and US-ASCII pass (stricter than OWASP CRS 922110).
     charset = type_params.get("charset", "utf-8").lower()
     if charset not in UTF8_CHARSETS or "charset*" in type_params:
         return RequestKind.UNSUPPORTED_CHARSET
