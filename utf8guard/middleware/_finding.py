@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from .._pathrules import PathKind
 from .._violation import Kind
 
 __all__ = [
@@ -102,6 +103,51 @@ class RequestKind(str, enum.Enum):
     #: the server failed to deliver the body (``wsgi.input`` raised ``OSError``: a
     #: malformed chunked encoding, a client that left); PEP 3333
     UNREADABLE_BODY = "unreadable_body"
+    # multipart (issue 11): each is read differently by two mainstream parsers
+    # (python-multipart under Starlette/FastAPI, Werkzeug, Django), so content one of
+    # them sees could pass the guard unread. ModSecurity's MULTIPART_STRICT_ERROR
+    # flags are the anchor; these are stricter and named.
+    #: bytes before the first delimiter other than one CRLF (RFC 2046 §5.1.1 allows a
+    #: preamble; no client sends one): python-multipart skips everything after a
+    #: leading CR/LF up to the first ``-``, so ``\nJUNK--XyZ`` opens a part there,
+    #: and Django finds ``--XyZ`` anywhere (ModSecurity MULTIPART_DATA_BEFORE)
+    MULTIPART_PREAMBLE = "multipart_preamble"
+    #: ``--boundary`` that is not a whole delimiter line ``CRLF --boundary (CRLF |
+    #: --)``: ``x--XyZ`` in a part, ``--XyZ`` right after the header block or inside
+    #: it, ``--XyZx``. Django splits at every ``--boundary``, python-multipart and
+    #: Werkzeug only at delimiter lines, so each sees other parts (RFC 2046 §5.1.1:
+    #: the boundary must not occur in the content; ModSecurity
+    #: MULTIPART_UNMATCHED_BOUNDARY). Transport padding (``--XyZ \r\n``) is
+    #: refused too: RFC 2046 allows it, no client sends it, parsers tolerate it
+    #: unevenly
+    MULTIPART_BOUNDARY_IN_PART = "multipart_boundary_in_part"
+    #: a CR or LF alone in a delimiter line or a part's header block (``\n--XyZ``,
+    #: ``name: v\n``): Werkzeug accepts LF and CR line breaks, python-multipart only
+    #: CRLF (RFC 2046 §5.1.1 and RFC 5322 §2.2 require CRLF; ModSecurity
+    #: MULTIPART_LF_LINE, MULTIPART_CRLF_LF_LINES)
+    MULTIPART_BARE_LINE_BREAK = "multipart_bare_line_break"
+    #: anything after the close delimiter but one CRLF: Django reads parts there,
+    #: the others ignore them (ModSecurity MULTIPART_DATA_AFTER)
+    MULTIPART_EPILOGUE = "multipart_epilogue"
+    #: a part header field given twice (two Content-Disposition lines): Werkzeug
+    #: reads the first, python-multipart and Django the last (RFC 7578 §4.8 allows
+    #: one of each; ModSecurity MULTIPART_DUPLICATE_PART_HEADER)
+    MULTIPART_DUPLICATE_HEADER = "multipart_duplicate_header"
+    #: a part header line that starts with SP or HTAB (obs-fold, RFC 9112 §5.2):
+    #: Werkzeug joins it to the line before, python-multipart and Django do not
+    #: (ModSecurity MULTIPART_HEADER_FOLDING, MULTIPART_INVALID_HEADER_FOLDING)
+    MULTIPART_FOLDED_HEADER = "multipart_folded_header"
+    #: an RFC 2231 §3 continuation in a part's disposition (``name*0``,
+    #: ``filename*1*``): Werkzeug and Django join the pieces, python-multipart drops
+    #: them (RFC 7578 §4.2 forbids them), so ``filename*0="shell.php";
+    #: filename*1*=utf-8''%00.jpg`` names another file for each (no ModSecurity flag)
+    MULTIPART_PARAMETER_CONTINUATION = "multipart_parameter_continuation"
+    #: a disposition parameter given twice, or both plain and extended (``filename``
+    #: and ``filename*``), or a quoted value with a backslash: python-multipart
+    #: ignores extended parameters, Werkzeug and Django let the later one win, and
+    #: RFC 9110 §5.6.4 undoes quoted pairs the parsers keep (``"..\\x"``;
+    #: ModSecurity MULTIPART_INVALID_QUOTING, CRS 920120)
+    MULTIPART_AMBIGUOUS_PARAMETER = "multipart_ambiguous_parameter"
 
     def __str__(self) -> str:
         return self.value
@@ -126,13 +172,15 @@ class Finding:
     ``offset`` counts bytes from the start of the raw component: the request target's
     path, the raw query string, the header value, or the body stream (before any
     percent-decoding). ``name`` is the query or form field, header, or multipart part
-    name when that name is short harmless ASCII, else None. ``fixable`` is True when
-    normalize mode can replace the bytes with U+FFFD instead of blocking.
+    name when that name is short harmless ASCII, else None. ``kind`` is a
+    :class:`~utf8guard.paths.PathKind` for an unsafe multipart filename.
+    ``fixable`` is True when normalize mode can replace the bytes with U+FFFD
+    instead of blocking.
     """
 
     location: Location
     name: str | None
-    kind: Kind | RequestKind
+    kind: Kind | RequestKind | PathKind
     offset: int
     fixable: bool = False
 

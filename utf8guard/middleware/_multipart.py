@@ -1,216 +1,292 @@
-"""``multipart/form-data`` bodies (RFC 7578, RFC 2046 §5.1): a streaming parser."""
+"""``multipart/form-data`` bodies (RFC 7578, RFC 2046 §5.1): the streaming framing.
+
+This module finds delimiters and header blocks; :mod:`._multipart_part` decides what
+one part's headers allow.
+"""
 
 from __future__ import annotations
 
+import enum
 import re
 from typing import Final
 
-from .._policy import Policy
-from .._scan import find_violation
-from .._violation import Kind
-from ._abnf import TOKEN, parameters
 from ._config import GuardConfig
-from ._finding import Finding, Location, RequestKind, safe_name
-from ._json import JsonInspector
-from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
-from ._percent import percent_decode
-from ._text import BodyInspector, TextInspector, body_finding
+from ._finding import Finding, RequestKind
+from ._multipart_part import part_inspector
+from ._text import BodyInspector, body_finding
 
 __all__ = ["MAX_BOUNDARY_BYTES", "MAX_PART_HEADER_BYTES", "MultipartInspector"]
 
 #: RFC 2046 §5.1.1: a boundary is 1 to 70 characters.
 MAX_BOUNDARY_BYTES: Final = 70
+#: Findings one body returns (one per bad field, so a form of many bad fields would
+#: make many); the rest are counted in ``dropped``. Equal to the engine's
+#: MAX_FINDINGS, which caps what is reported per request.
+MAX_KEPT_FINDINGS: Final = 16
 #: Longest header block of one multipart part; more is refused, not truncated.
 MAX_PART_HEADER_BYTES: Final = 16 * 1024
+#: RFC 2046 §5.1.1 and RFC 5322 §2.2: lines end in CRLF; a CR or LF alone is a
+#: line break to Werkzeug and not to python-multipart.
+_BARE_LINE_BREAK: Final = re.compile(rb"\r(?!\n)|(?<!\r)\n")
+
+
+class _State(enum.Enum):
+    """Where the parser stands in RFC 2046 §5.1.1's ``multipart-body`` grammar."""
+
+    #: before the first delimiter
+    PREAMBLE = "preamble"
+    #: at ``--boundary``: then CRLF opens a part, ``--`` closes the body
+    DELIMITER = "delimiter"
+    #: a part's header block, up to the empty line
+    HEADERS = "headers"
+    #: a part's content, up to the next delimiter
+    CONTENT = "content"
+    #: after the close delimiter
+    EPILOGUE = "epilogue"
+    #: refused; later bytes are ignored
+    FAILED = "failed"
 
 
 class MultipartInspector:
-    """``multipart/form-data`` (RFC 7578): part headers, names, filenames, text parts.
+    """``multipart/form-data`` (RFC 7578): framing, part headers, names, contents.
 
-    Each part's header block must be valid under the policy; ``filename`` and the
-    percent-decoded ``filename*`` (RFC 8187, which must say UTF-8) are held to the path
-    policy too (no controls, no bidi controls: U+202E is the classic "txt.exe" trick).
-    A part whose Content-Type is text or JSON, or that has none (RFC 7578 §4.4:
-    text/plain), is inspected like a body of that type; other parts pass. Anything the
-    parser cannot follow is refused as ``malformed_multipart`` (fail closed).
+    Security-relevant default: only the subset of RFC 2046 §5.1 that python-multipart,
+    Werkzeug and Django read alike passes; each departure is refused under its own
+    kind (see :class:`RequestKind`, ``multipart_*``), so the guard never inspects one
+    reading of a body while the application gets another. The body must open with
+    the first delimiter (one CRLF before it is allowed), every ``--boundary`` must
+    be a whole delimiter line, lines end in CRLF, and nothing but one CRLF may
+    follow the close delimiter.
+
+    Each part's header block must be valid under the policy, with token names, no
+    field twice, no folding; its ``form-data`` parameters may not repeat, continue
+    (RFC 2231) or be both plain and extended. ``name*`` and ``filename*`` must say
+    UTF-8; ``filename`` and ``filename*`` get the name rules of
+    :mod:`utf8guard.paths`. A part without a (non-empty) ``filename`` is a form
+    field and is checked as text, or as JSON when so typed, whatever else its
+    Content-Type says; a file is checked only when its type is text or JSON.
+
+    Linear time: each chunk is appended once and the consumed prefix dropped once per
+    ``feed`` (never per part); searches resume where the last one stopped. The buffer
+    holds at most a delimiter line of content, or one part's header block.
     """
 
     def __init__(self, boundary: bytes, config: GuardConfig) -> None:
-        self._delimiter = b"\r\n--" + boundary
+        self._dash = b"--" + boundary
         self._config = config
-        # RFC 2046 §5.1.1: the first delimiter may open the body; a virtual CRLF in
-        # front lets one search find every delimiter.
-        self._buf = bytearray(b"\r\n")
-        self._offset = -2  # stream offset of _buf[0]
-        self._state = "preamble"
+        self._buf = bytearray()
+        self._pos = 0  # index in _buf of the first byte not yet consumed
+        self._base = 0  # stream offset of _buf[0]
+        self._scan = 0  # index in _buf where the pending search resumes
+        self._state = _State.PREAMBLE
         self._part: BodyInspector | None = None
         self._received = 0
+        self._found = 0
+
+    @property
+    def _offset(self) -> int:
+        """Stream offset of the first byte not yet consumed."""
+        return self._base + self._pos
 
     @property
     def checked(self) -> int:
-        done = max(self._offset, 0)
+        done = self._offset
         return done if self._part is None else min(done, self._part.checked)
 
     def feed(self, chunk: bytes) -> list[Finding]:
-        if self._state == "failed":
+        if self._state is _State.FAILED:
             return []
         self._received += len(chunk)
+        # One compaction per chunk: deleting per part would be quadratic.
+        del self._buf[: self._pos]
+        self._base += self._pos
+        self._scan -= self._pos
+        self._pos = 0
         self._buf += chunk
         findings: list[Finding] = []
-        progress = True
-        while progress and self._state not in ("end", "failed"):
-            progress = self._step(findings)
-        if self._state == "end":
-            self._consume(len(self._buf))  # RFC 2046: the epilogue is ignored
-        return findings
+        while self._step(findings):
+            pass
+        return self._keep(findings)
+
+    @property
+    def dropped(self) -> int:
+        """Findings past the first :data:`MAX_KEPT_FINDINGS`, counted, not returned."""
+        return max(self._found - MAX_KEPT_FINDINGS, 0)
 
     def finish(self) -> list[Finding]:
-        if self._state in ("end", "failed"):
+        state = self._state
+        self._state = _State.FAILED
+        if state is _State.FAILED:
             return []
-        self._state = "failed"
+        if state is _State.EPILOGUE:
+            # A lone CR after the close delimiter: a line break cut short.
+            if self._buf[self._pos :] == b"\r":
+                return self._keep(
+                    [body_finding(RequestKind.MULTIPART_EPILOGUE, self._offset)]
+                )
+            return []
         # Unterminated: the close delimiter never came; point at the body's end.
-        return [body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
+        return self._keep(
+            [body_finding(RequestKind.MALFORMED_MULTIPART, self._received)]
+        )
+
+    def _keep(self, findings: list[Finding]) -> list[Finding]:
+        """The findings still under the cap; the rest are only counted."""
+        room = max(MAX_KEPT_FINDINGS - self._found, 0)
+        self._found += len(findings)
+        return findings[:room]
 
     def _consume(self, count: int) -> bytes:
-        taken = bytes(self._buf[:count])
-        del self._buf[:count]
-        self._offset += count
+        taken = bytes(self._buf[self._pos : self._pos + count])
+        self._pos += count
+        self._scan = max(self._scan, self._pos)
         return taken
 
-    def _fail(self, findings: list[Finding], offset: int | None = None) -> bool:
-        at = self._offset if offset is None else offset
-        findings.append(body_finding(RequestKind.MALFORMED_MULTIPART, max(at, 0)))
-        self._state = "failed"
+    def _fail(
+        self,
+        findings: list[Finding],
+        kind: RequestKind = RequestKind.MALFORMED_MULTIPART,
+        index: int | None = None,
+    ) -> bool:
+        """Refuse at ``index`` in the buffer (default: the first unconsumed byte)."""
+        at = self._base + (self._pos if index is None else index)
+        findings.append(body_finding(kind, at))
+        self._state = _State.FAILED
         return False
 
     def _step(self, findings: list[Finding]) -> bool:
         """Advance the parser by one state if the buffer allows; True on progress."""
-        if self._state == "headers":
+        state = self._state
+        if state is _State.CONTENT:
+            return self._content(findings)
+        if state is _State.HEADERS:
             return self._headers(findings)
-        found = self._buf.find(self._delimiter)
-        if self._state == "after":
+        if state is _State.DELIMITER:
             return self._after_delimiter(findings)
+        if state is _State.PREAMBLE:
+            return self._preamble(findings)
+        # EPILOGUE: FAILED never gets here, as a failing step returns False.
+        return self._epilogue(findings)
+
+    def _preamble(self, findings: list[Finding]) -> bool:
+        """The body opens with ``--boundary``, or CRLF and ``--boundary``.
+
+        RFC 2046 §5.1.1 allows a preamble, but no client sends one and parsers skip
+        it differently (python-multipart jumps from a leading CR/LF to the first
+        ``-``); one CRLF is kept, as Werkzeug's test client sends it and every
+        parser skips it alike.
+        """
+        opening = self._dash
+        if self._buf.startswith(b"\r", self._pos):
+            opening = b"\r\n" + self._dash
+        head = self._buf[self._pos : self._pos + len(opening)]
+        if not opening.startswith(head):
+            return self._fail(findings, RequestKind.MULTIPART_PREAMBLE)
+        if len(head) < len(opening):
+            return False
+        self._consume(len(opening) - len(self._dash))
+        self._state = _State.DELIMITER
+        return True
+
+    def _content(self, findings: list[Finding]) -> bool:
+        """A part's content, up to a delimiter line ``CRLF --boundary``."""
+        found = self._buf.find(self._dash, self._scan)
         if found < 0:
-            keep = len(self._delimiter) - 1
-            data = self._consume(max(len(self._buf) - keep, 0))
-            if self._state == "body" and self._part is not None:
+            # The last len(dash) - 1 bytes may start a boundary; the two before
+            # that may be its CRLF.
+            keep = len(self._dash) + 1
+            data = self._consume(max(len(self._buf) - keep - self._pos, 0))
+            self._scan = max(self._scan, len(self._buf) - len(self._dash) + 1)
+            if self._part is not None:
                 findings += self._part.feed(data)
             return False
-        data = self._consume(found)
-        if self._state == "body" and self._part is not None:
+        # RFC 2046 §5.1.1: delimiter := CRLF dash-boundary; the CRLF is not content,
+        # and is in the content's bytes, not the header block's blank line.
+        if found - 2 < self._pos or not self._buf.startswith(b"\r\n", found - 2):
+            bare = found > self._pos and self._buf[found - 1] in b"\r\n"
+            kind = RequestKind.MULTIPART_BARE_LINE_BREAK
+            if not bare:
+                kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
+            return self._fail(findings, kind, found - 1 if bare else found)
+        data = self._consume(found - 2 - self._pos)
+        if self._part is not None:
             findings += self._part.feed(data) + self._part.finish()
         self._part = None
-        self._consume(len(self._delimiter))
-        self._state = "after"
+        self._consume(2)
+        self._state = _State.DELIMITER
         return True
 
     def _after_delimiter(self, findings: list[Finding]) -> bool:
-        if len(self._buf) < 2:
+        """At ``--boundary``: then CRLF opens a part, ``--`` closes the body.
+
+        The boundary stays unconsumed until its line is known good, so ``checked``
+        never covers a refused delimiter. Transport padding (RFC 2046 §5.1.1) is
+        refused: no client sends it, and each parser bounds it differently
+        (Werkzeug: any horizontal space).
+        """
+        end = self._pos + len(self._dash)
+        suffix = self._buf[end : end + 2]
+        if len(suffix) < 2:
             return False
-        if self._buf.startswith(b"--"):
-            self._state = "end"
+        if suffix == b"--":
+            self._consume(end + 2 - self._pos)
+            self._state = _State.EPILOGUE
             return True
-        line_end = self._buf.find(b"\r\n")
-        if line_end < 0:
-            # Waiting for the line end; padding longer than a boundary is refused.
-            return len(self._buf) > MAX_BOUNDARY_BYTES and self._fail(findings)
-        # RFC 2046 §5.1.1: transport-padding (LWSP) may follow a delimiter.
-        if self._buf[:line_end].strip(b" \t"):
-            return self._fail(findings)
-        self._consume(line_end + 2)
-        self._state = "headers"
-        return True
+        if suffix == b"\r\n":
+            self._consume(end + 2 - self._pos)
+            self._state = _State.HEADERS
+            return True
+        if suffix[0] in b"\r\n":
+            return self._fail(findings, RequestKind.MULTIPART_BARE_LINE_BREAK, end)
+        # The boundary was not a whole line: report where it starts.
+        return self._fail(findings, RequestKind.MULTIPART_BOUNDARY_IN_PART)
+
+    def _epilogue(self, findings: list[Finding]) -> bool:
+        """After the close delimiter: nothing, or one CRLF."""
+        tail = self._buf[self._pos :]
+        if len(tail) <= 2 and b"\r\n".startswith(tail):
+            return False
+        return self._fail(findings, RequestKind.MULTIPART_EPILOGUE)
 
     def _headers(self, findings: list[Finding]) -> bool:
-        if self._buf.startswith(b"\r\n"):
-            block_end, block = 0, b""
-        else:
-            block_end = self._buf.find(b"\r\n\r\n")
-            if block_end < 0:
-                too_big = len(self._buf) > MAX_PART_HEADER_BYTES
-                return too_big and self._fail(findings)
-            block = bytes(self._buf[:block_end])
-        base = self._offset
-        self._consume(block_end + 2 if block_end == 0 else block_end + 4)
-        part = _part_inspector(block, base, self._offset, self._config)
+        """A part's header block, up to the empty line that ends it."""
+        start = self._pos
+        block_end = start
+        if not self._buf.startswith(b"\r\n", start):
+            # Resume 3 bytes back: the empty line may straddle chunks.
+            block_end = self._buf.find(b"\r\n\r\n", max(self._scan - 3, start))
+        searched = len(self._buf) if block_end < 0 else block_end
+        # Each verdict looks at the same bytes however the block arrives: at most
+        # the limit, plus 3 bytes of an empty line not yet complete.
+        last = min(searched, start + MAX_PART_HEADER_BYTES + 3)
+        # Resume 1 byte back: the lookbehind needs the byte before.
+        bare = _BARE_LINE_BREAK.search(self._buf, max(self._scan - 1, start), last)
+        # A CR at the end of the bytes so far may yet be followed by LF.
+        pending = bare is not None and bare.end() == len(self._buf)
+        if bare is not None and not (pending and bare.group() == b"\r"):
+            kind = RequestKind.MULTIPART_BARE_LINE_BREAK
+            return self._fail(findings, kind, bare.start())
+        limit = MAX_PART_HEADER_BYTES + (3 if block_end < 0 else 0)
+        if searched - start > limit:
+            return self._fail(findings)
+        if block_end < 0:
+            self._scan = len(self._buf)
+            return False
+        stray = self._buf.find(self._dash, start, block_end)
+        if stray >= 0:
+            kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
+            return self._fail(findings, kind, stray)
+        block = bytes(self._buf[start:block_end])
+        # RFC 2046 §5.1.1: the header block ends with its last CRLF, then CRLF.
+        content_at = block_end + (4 if block else 2)
+        part = part_inspector(
+            block, self._base + start, self._base + content_at, self._config
+        )
         if isinstance(part, Finding):
             findings.append(part)
-            self._state = "failed"
+            self._state = _State.FAILED
             return False
+        self._consume(content_at - start)
         self._part = part
-        self._state = "body"
+        self._state = _State.CONTENT
         return True
-
-
-def _part_inspector(
-    block: bytes, base: int, body_start: int, config: GuardConfig
-) -> BodyInspector | Finding | None:
-    """The inspector for a part's content, from its header block at offset ``base``."""
-    found = find_violation(block, config.policy)
-    if found is not None:
-        return Finding(Location.BODY, None, found.kind, base + found.start)
-    fields: dict[str, bytes] = {}
-    for line in block.split(b"\r\n") if block else ():
-        field, colon, value = line.partition(b":")
-        if not colon or not re.fullmatch(TOKEN, field):
-            return body_finding(RequestKind.MALFORMED_MULTIPART, base)
-        fields[field.lower().decode("ascii")] = value.strip()
-    disposition = fields.get("content-disposition", b"")
-    head = re.match(rb"\s*form-data\s*", disposition, re.IGNORECASE)
-    params = parameters(disposition, head.end()) if head is not None else None
-    if params is None:
-        return body_finding(RequestKind.MALFORMED_MULTIPART, base)
-    name = safe_name(params.get("name", b""))
-    refusal = _filename_refusal(params, config.effective_path_policy)
-    if refusal is not None:
-        refused, parameter = refusal
-        offset = base + max(block.find(parameter), 0)
-        return Finding(Location.BODY, name, refused, offset)
-    # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
-    # quoted-printable part would hide its bytes from the check. Fail closed.
-    coding = fields.get("content-transfer-encoding", b"binary").lower()
-    if coding not in (b"7bit", b"8bit", b"binary"):
-        kind = RequestKind.UNSUPPORTED_CONTENT_ENCODING
-        return Finding(Location.BODY, name, kind, base)
-    parsed = parse_media_type(fields.get("content-type", b"text/plain"))
-    if parsed is None:
-        return body_finding(RequestKind.MALFORMED_MULTIPART, base)
-    media_type, type_params = parsed
-    content = media_kind(media_type)
-    if content not in ("text", "json"):
-        return None
-    if type_params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
-        return Finding(Location.BODY, name, RequestKind.UNSUPPORTED_CHARSET, base)
-    if content == "json":
-        return JsonInspector(config.policy, base=body_start, name=name, fixable=False)
-    return TextInspector(config.policy, base=body_start, name=name, fixable=False)
-
-
-def _filename_refusal(
-    params: dict[str, bytes], policy: Policy
-) -> tuple[Kind | RequestKind, bytes] | None:
-    """The first refusal in ``filename`` or ``filename*``, and that parameter's name.
-
-    Findings point at the parameter, not into its value: the value may be quoted or
-    percent-encoded, and the parameter is what a reader looks for.
-    """
-    plain = params.get("filename")
-    if plain is not None:
-        found = find_violation(plain, policy)
-        if found is not None:
-            return found.kind, b"filename="
-    extended = params.get("filename*")
-    if extended is None:
-        return None
-    # RFC 8187 §3.2.1: ext-value = charset "'" [ language ] "'" value-chars
-    charset, _, rest = extended.partition(b"'")
-    _, quote, value = rest.partition(b"'")
-    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
-        return RequestKind.UNSUPPORTED_CHARSET, b"filename*"
-    decoded = percent_decode(value)
-    if decoded.errors:
-        return decoded.errors[0][0], b"filename*"
-    found = find_violation(decoded.data, policy)
-    if found is not None:
-        return found.kind, b"filename*"
-    return None

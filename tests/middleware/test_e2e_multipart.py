@@ -1,0 +1,93 @@
+"""End to end: the multipart differentials over raw sockets to uvicorn + Starlette.
+
+The rows of ``test_multipart_parsers.py`` are sent as raw HTTP/1.1 requests to a
+Starlette app behind the guard, under uvicorn in a subprocess on 127.0.0.1; each must
+be refused with 400 before Starlette parses it, and the valid uploads must arrive as
+sent.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from .._servers import ROOT, request
+from .test_multipart_parsers import ROWS, VALID, starlette
+
+pytest.importorskip("starlette")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, int]]:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    port = listener.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--factory",
+        "tests.middleware.e2e_form_app:create",
+        "--fd",
+        str(listener.fileno()),
+        "--no-access-log",
+        "--log-level",
+        "warning",
+    ]
+    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="120")
+    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
+        command, cwd=ROOT, env=env, pass_fds=[listener.fileno()]
+    )
+    listener.close()
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                post(("127.0.0.1", port), VALID[0][1])
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        yield "127.0.0.1", port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def post(server: tuple[str, int], body: bytes) -> tuple[int, dict[str, object]]:
+    head = (
+        b"POST /form HTTP/1.1\r\n"
+        b"Content-Type: multipart/form-data; boundary=XyZ\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    return request(*server, head, body)
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [row[1:3] for row in ROWS],
+    ids=[row[0] for row in ROWS],
+)
+def test_differential_is_refused(
+    server: tuple[str, int], body: bytes, kind: str
+) -> None:
+    status, problem = post(server, body)
+    assert status == 400, problem
+    assert problem["violations"][0]["kind"] == kind  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "body", [row[1] for row in VALID], ids=[row[0] for row in VALID]
+)
+def test_valid_upload_arrives_as_parsed(server: tuple[str, int], body: bytes) -> None:
+    status, seen = post(server, body)
+    assert status == 200
+    assert seen["parts"] == [list(part) for part in starlette(body)]

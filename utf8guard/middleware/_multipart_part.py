@@ -1,0 +1,335 @@
+"""One ``multipart/form-data`` part's header block: a refusal, or its content's check.
+
+RFC 7578 §4: each part has a Content-Disposition ``form-data`` with a ``name`` and,
+for a file, a ``filename``; optionally a Content-Type (default text/plain, §4.4).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import replace
+from functools import lru_cache
+from typing import Final
+
+from .._pathrules import PathKind, char_violations, name_violations
+from .._policy import Policy
+from .._scan import find_violation
+from .._violation import Kind
+from ..paths import MAX_NAME_BYTES
+from ._abnf import TOKEN
+from ._config import GuardConfig
+from ._finding import Finding, Location, RequestKind, safe_name
+from ._json import JsonInspector
+from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
+from ._percent import percent_decode
+from ._text import BodyInspector, TextInspector, body_finding
+
+__all__ = ["part_inspector"]
+
+#: Filenames travel: the Windows name rules apply on every host.
+NAME_PLATFORM: Final = "universal"
+#: HTML §4.10.21.8: a field of this name holds the form's character encoding (OWASP
+#: CRS 922100 limits it to a list; here only UTF-8 and US-ASCII pass).
+CHARSET_FIELD: Final = "_charset_"
+#: Header blocks up to this size have their verdict cached (see _cached_plan).
+MAX_CACHED_BLOCK_BYTES: Final = 512
+#: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
+MAX_CHARSET_BYTES: Final = 16
+#: RFC 9110 §5.1: field-name = token.
+_FIELD_NAME: Final = re.compile(TOKEN)
+#: RFC 9110 §5.5: field-value = *( VCHAR / obs-text / SP / HTAB ); CR and LF are
+#: the framing's (bare ones are refused there).
+_HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: RFC 7578 §4.2: each part's disposition type is form-data.
+_FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
+#: RFC 9110 §5.6.6: parameters = *( OWS ";" OWS [ parameter ] ), parameter =
+#: parameter-name "=" parameter-value. Kept apart from ``_abnf.parameters``, whose
+#: dict would hide a name given twice and undo quoted pairs before they can be
+#: checked, and which allows space around "=" (Werkzeug reads ``filename ="a"`` as
+#: no filename at all, python-multipart and Django as "a").
+_PARAMETER: Final = re.compile(
+    rb";[ \t]*(" + TOKEN + rb')=("(?:[^"\\]|\\.)*"|' + TOKEN + rb")[ \t]*"
+)
+
+
+def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
+    """``{lower-case name: (offset, value)}`` of a header block, or a refusal;
+    ``offset`` is where the value starts in the block.
+
+    Refused: a folded line, a name that is not a token (RFC 9110 §5.1), a line with
+    no colon, and a name given twice.
+    """
+    fields: dict[str, tuple[int, bytes]] = {}
+    offset = 0
+    for line in block.split(b"\r\n") if block else ():
+        field, colon, value = line.partition(b":")
+        if line.startswith((b" ", b"\t")):
+            return body_finding(RequestKind.MULTIPART_FOLDED_HEADER, offset)
+        if not colon:
+            return body_finding(RequestKind.MALFORMED_MULTIPART, offset)
+        if _FIELD_NAME.fullmatch(field) is None:
+            return body_finding(RequestKind.INVALID_HEADER_NAME, offset)
+        name = field.lower().decode("ascii")
+        if name in fields:
+            return body_finding(RequestKind.MULTIPART_DUPLICATE_HEADER, offset)
+        # RFC 9110 §5.5: OWS around a field value is SP or HTAB.
+        start = offset + len(field) + 1 + len(value) - len(value.lstrip(b" \t"))
+        fields[name] = (start, value.strip(b" \t"))
+        offset += len(line) + 2
+    return fields
+
+
+def part_inspector(
+    block: bytes, base: int, body_start: int, config: GuardConfig
+) -> BodyInspector | Finding | None:
+    """The inspector for a part's content, from its header block at offset ``base``.
+
+    Form fields (parts without ``filename``) are checked as text, or as JSON when so
+    typed; files only when their type is text or JSON. None: the content passes.
+    """
+    policy, path_policy = config.policy, config.effective_path_policy
+    if len(block) <= MAX_CACHED_BLOCK_BYTES:
+        plan = _cached_plan(block, policy, path_policy)
+    else:
+        plan = _plan(block, policy, path_policy)
+    if isinstance(plan, Finding):
+        return replace(plan, offset=base + plan.offset)
+    content, name = plan
+    if content is None:
+        return None
+    inspector: BodyInspector
+    if content == "json":
+        inspector = JsonInspector(policy, base=body_start, name=name, fixable=False)
+    else:
+        inspector = TextInspector(policy, base=body_start, name=name, fixable=False)
+    if content == CHARSET_FIELD:
+        return _CharsetField(inspector, body_start)
+    return inspector
+
+
+def _plan(
+    block: bytes, policy: Policy, path_policy: Policy
+) -> tuple[str | None, str | None] | Finding:
+    """``(content check, part name)`` for a header block, or a refusal at an offset
+    in the block. The check is "json", "text", CHARSET_FIELD (text, then the charset
+    rule) or None (the content passes)."""
+    found = find_violation(block, policy)
+    if found is not None:
+        return Finding(Location.BODY, None, found.kind, found.start)
+    # RFC 9110 §5.5: no controls but HTAB in a field value, whatever the policy
+    # allows elsewhere: parsers strip and split on them differently.
+    control = _HEADER_CONTROL.search(block)
+    if control is not None:
+        kind = Kind.NUL if control.group() == b"\x00" else Kind.CONTROL
+        return Finding(Location.BODY, None, kind, control.start())
+    fields = _header_fields(block)
+    if isinstance(fields, Finding):
+        return fields
+    at, disposition = fields.get("content-disposition", (0, b""))
+    params = _disposition(disposition, at)
+    if isinstance(params, Finding):
+        return params
+    name = safe_name(params["name"][1]) if "name" in params else None
+    refusal = _name_refusal(params, policy) or _filename_refusal(params, path_policy)
+    if refusal is not None:
+        return Finding(Location.BODY, name, *refusal)
+    # RFC 7578 §4.2: every part has a name. Starlette refuses a part without one,
+    # Werkzeug keeps it under None (or its name*), Django drops it.
+    if not params.get("name", (0, b""))[1]:
+        return Finding(Location.BODY, None, RequestKind.MALFORMED_MULTIPART, at)
+    check = _content_check(fields, params)
+    if isinstance(check, RequestKind):
+        return Finding(Location.BODY, name, check, 0)
+    return check, name
+
+
+def _content_check(
+    fields: dict[str, tuple[int, bytes]], params: dict[str, tuple[int, bytes]]
+) -> str | RequestKind | None:
+    """How a part's content is checked (see _plan), or the refusal of its headers."""
+    # RFC 7578 §4.7: Content-Transfer-Encoding is deprecated; a base64 or
+    # quoted-printable part would hide its bytes from the check. Fail closed
+    # (OWASP CRS 922120).
+    _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
+    if coding.lower() not in (b"7bit", b"8bit", b"binary"):
+        return RequestKind.UNSUPPORTED_CONTENT_ENCODING
+    parsed = parse_media_type(fields.get("content-type", (0, b"text/plain"))[1])
+    if parsed is None:
+        return RequestKind.MALFORMED_MULTIPART
+    media_type, type_params = parsed
+    # Issue 11: one charset. Any part may declare one (RFC 7578 §4.4), in plain or
+    # RFC 2231 form; only UTF-8 and US-ASCII pass (stricter than OWASP CRS 922110).
+    charset = type_params.get("charset", "utf-8").lower()
+    if charset not in UTF8_CHARSETS or "charset*" in type_params:
+        return RequestKind.UNSUPPORTED_CHARSET
+    content = media_kind(media_type)
+    # F8: a part without a filename is a form field, which frameworks decode as text
+    # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
+    # non-empty filename makes a file to every parser: python-multipart ignores
+    # filename*, and Django reads a part with filename="" as a field.
+    if not params.get("filename", (0, b""))[1]:
+        if params.get("name", (0, b""))[1] == CHARSET_FIELD.encode():
+            return CHARSET_FIELD
+        return "json" if content == "json" else "text"
+    return content if content in ("text", "json") else None
+
+
+#: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
+#: entries are bounded (at most 256 x 512 bytes held), and a cached Finding is only
+#: a template: its offset is relative to the block.
+_cached_plan: Final = lru_cache(maxsize=256)(_plan)
+
+
+class _CharsetField:
+    """The ``_charset_`` field (HTML §4.10.21.8): the form's encoding, which must be
+    UTF-8 or US-ASCII. Its bytes are held until the verdict: a value longer than any
+    such name is refused at once, so at most MAX_CHARSET_BYTES are."""
+
+    def __init__(self, text: BodyInspector, start: int) -> None:
+        self._text = text
+        self._start = start
+        self._value = b""
+        self._decided = False
+
+    @property
+    def checked(self) -> int:
+        return self._start
+
+    def feed(self, chunk: bytes) -> list[Finding]:
+        findings = self._text.feed(chunk)
+        if self._decided:
+            return findings
+        self._value += chunk[: MAX_CHARSET_BYTES + 1 - len(self._value)]
+        if findings or len(self._value) > MAX_CHARSET_BYTES:
+            return self._decide(findings)
+        return findings
+
+    def finish(self) -> list[Finding]:
+        findings = self._text.finish()
+        return findings if self._decided else self._decide(findings)
+
+    def _decide(self, findings: list[Finding]) -> list[Finding]:
+        """Its text findings, else the charset's: the first finding is enough."""
+        self._decided = True
+        charset = self._value.decode("latin-1").lower()
+        if not findings and charset not in UTF8_CHARSETS:
+            kind = RequestKind.UNSUPPORTED_CHARSET
+            findings.append(Finding(Location.BODY, CHARSET_FIELD, kind, self._start))
+        return findings
+
+
+def _disposition(value: bytes, at: int) -> dict[str, tuple[int, bytes]] | Finding:
+    """The parameters of a ``form-data`` disposition at offset ``at``, or a refusal.
+
+    Returns ``{lower-case name: (offset, value)}``, quotes removed. Refused: another
+    disposition type; a malformed parameter; an RFC 2231 continuation; a name twice,
+    or both plain and extended (``filename`` and ``filename*``); a backslash in a
+    quoted value.
+    """
+    head = _FORM_DATA.match(value)
+    if head is None:
+        return body_finding(RequestKind.MALFORMED_MULTIPART, at)
+    params: dict[str, tuple[int, bytes]] = {}
+    pos = head.end()
+    while pos < len(value):
+        match = _PARAMETER.match(value, pos)
+        if match is None:
+            return body_finding(RequestKind.MALFORMED_MULTIPART, at + pos)
+        name, raw = match.group(1).decode("ascii").lower(), match.group(2)
+        where = at + match.start(1)
+        plain = name.removesuffix("*")
+        if "*" in plain:
+            # RFC 2231 §3: name*0, name*1* ... joined by Werkzeug and Django only.
+            return body_finding(RequestKind.MULTIPART_PARAMETER_CONTINUATION, where)
+        if raw.startswith(b'"'):
+            raw = raw[1:-1]
+        # A name twice, or plain and extended: each parser keeps another one.
+        # Quoted pairs: RFC 9110 §5.6.4 undoes any, the parsers only \\ and \".
+        twice = name in params or (plain + "*" if plain == name else plain) in params
+        if twice or b"\\" in raw:
+            return body_finding(RequestKind.MULTIPART_AMBIGUOUS_PARAMETER, where)
+        params[name] = (where, raw)
+        pos = match.end()
+    return params
+
+
+def _extended_value(raw: bytes) -> bytes | RequestKind:
+    """An RFC 8187 §3.2.1 ext-value, percent-decoded; refused unless UTF-8 or ASCII.
+
+    ext-value = charset "'" [ language ] "'" value-chars
+    """
+    charset, _, rest = raw.partition(b"'")
+    _, quote, value = rest.partition(b"'")
+    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
+        return RequestKind.UNSUPPORTED_CHARSET
+    decoded = percent_decode(value)
+    if decoded.errors:
+        return decoded.errors[0][0]
+    return decoded.data
+
+
+def _name_refusal(
+    params: dict[str, tuple[int, bytes]], policy: Policy
+) -> tuple[Kind | RequestKind, int] | None:
+    """A refusal in ``name*`` (F5: ``name*=utf-7''...`` is ``<script>`` to Django)."""
+    if "name*" not in params:
+        return None
+    at, extended = params["name*"]
+    value = _extended_value(extended)
+    if isinstance(value, RequestKind):
+        return value, at
+    found = find_violation(value, policy)
+    return None if found is None else (found.kind, at)
+
+
+def _filename_refusal(
+    params: dict[str, tuple[int, bytes]], policy: Policy
+) -> tuple[Kind | RequestKind | PathKind, int] | None:
+    """The first refusal in ``filename`` or ``filename*``, and that parameter's offset.
+
+    Findings point at the parameter, not into its value: the value may be quoted or
+    percent-encoded, and the parameter is what a reader looks for.
+    """
+    if "filename" in params:
+        at, plain = params["filename"]
+        # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
+        # it: check the reading with the quote, which Windows refuses in names.
+        refused = _unsafe_name(plain.replace(b"%22", b'"'), policy)
+        if refused is not None:
+            return refused, at
+        # Django reads HTML character references in a filename (&#47; is "/",
+        # &#x2215; a slash look-alike): its reading gets the same rules.
+        unescaped = html.unescape(plain.decode()).encode()
+        refused = _unsafe_name(unescaped, policy)
+        if refused is not None:
+            return refused, at
+    if "filename*" not in params:
+        return None
+    at, extended = params["filename*"]
+    value = _extended_value(extended)
+    if isinstance(value, RequestKind):
+        return value, at
+    refused = _unsafe_name(value, policy)
+    return None if refused is None else (refused, at)
+
+
+def _unsafe_name(value: bytes, policy: Policy) -> Kind | PathKind | None:
+    """Why ``value`` is unsafe as a file name, by the rules of :mod:`utf8guard.paths`.
+
+    Issue 11 item 6: one home for "unsafe in a name". A filename is one component:
+    separators (``../x``, ``/etc/passwd``, old IE's ``C:\\fakepath\\a.txt``) are
+    refused, not reduced to a base name as each parser does its own way. Windows
+    rules apply everywhere (``platform="universal"``). Allowed: the empty name (an
+    empty file input), and names not in NFC (macOS file names are often NFD).
+    """
+    found = find_violation(value, policy)
+    if found is not None:
+        return found.kind
+    text = value.decode()
+    for kind, _ in char_violations(text, policy, NAME_PLATFORM):
+        return kind
+    for kind, _, _ in name_violations(text, NAME_PLATFORM, MAX_NAME_BYTES):
+        if kind is not PathKind.EMPTY:
+            return kind
+    return None
