@@ -11,12 +11,12 @@ import json
 import os
 from typing import TYPE_CHECKING
 
-from django.http import (  # type: ignore[import-untyped]
+from django.http import (
     HttpRequest,
     HttpResponse,
     QueryDict,
 )
-from django.urls import re_path  # type: ignore[import-untyped]
+from django.urls import re_path
 
 from .echo import (
     DJANGO_SETTINGS,
@@ -70,7 +70,7 @@ urlpatterns = [re_path(r"", echo)]
 def create() -> WSGIApplication:
     """Django's WSGI application behind the guard."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", DJANGO_SETTINGS)
-    from django.core.wsgi import get_wsgi_application  # type: ignore[import-untyped]
+    from django.core.wsgi import get_wsgi_application
 
     return guarded(get_wsgi_application())
 

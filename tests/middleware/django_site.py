@@ -13,8 +13,8 @@ import json
 import os
 from typing import Final
 
-from django.http import HttpRequest, HttpResponse  # type: ignore[import-untyped]
-from django.urls import re_path  # type: ignore[import-untyped]
+from django.http import HttpRequest, HttpResponse
+from django.urls import re_path
 
 SECRET_KEY: Final = "utf8guard-tests-only"  # noqa: S105  # a test site, not a secret
 DEBUG: Final = False

@@ -16,7 +16,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.middleware.django_site")
 
 def create_wsgi() -> object:
     """Django's WSGI handler, the guard first in MIDDLEWARE."""
-    from django.core.wsgi import get_wsgi_application  # type: ignore[import-untyped]
+    from django.core.wsgi import get_wsgi_application
 
     _exit_later()
     return get_wsgi_application()
@@ -24,7 +24,7 @@ def create_wsgi() -> object:
 
 def create_asgi() -> object:
     """Django's ASGI handler, the guard first in MIDDLEWARE."""
-    from django.core.asgi import get_asgi_application  # type: ignore[import-untyped]
+    from django.core.asgi import get_asgi_application
 
     _exit_later()
     return get_asgi_application()

@@ -8,7 +8,7 @@ differently by them (issue 11, F12 and #7).
 from __future__ import annotations
 
 import pytest
-from django.http.cookie import (  # type: ignore[import-untyped]  # Django ships no types
+from django.http.cookie import (
     parse_cookie as django_parse,
 )
 from starlette.requests import cookie_parser as starlette_parse

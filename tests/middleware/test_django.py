@@ -16,17 +16,17 @@ import json
 from typing import cast
 from urllib.parse import unquote
 
-import django  # type: ignore[import-untyped]
+import django
 import pytest
 from asgiref.sync import iscoroutinefunction
-from django.conf import settings  # type: ignore[import-untyped]
-from django.core.handlers.asgi import (  # type: ignore[import-untyped]
+from django.conf import settings
+from django.core.handlers.asgi import (
     ASGIHandler,
     ASGIRequest,
 )
-from django.core.handlers.wsgi import WSGIHandler  # type: ignore[import-untyped]
-from django.http import HttpRequest, HttpResponse  # type: ignore[import-untyped]
-from django.test import (  # type: ignore[import-untyped]
+from django.core.handlers.wsgi import WSGIHandler
+from django.http import HttpRequest, HttpResponse
+from django.test import (
     RequestFactory,
     override_settings,
 )

@@ -79,14 +79,14 @@ def werkzeug(body: bytes) -> Reading:
 
 def django(body: bytes) -> Reading:
     # Django ships no type information.
-    from django.conf import settings  # type: ignore[import-untyped]
+    from django.conf import settings
 
     if not settings.configured:
         settings.configure()
-    from django.core.files.uploadhandler import (  # type: ignore[import-untyped]
+    from django.core.files.uploadhandler import (
         MemoryFileUploadHandler,
     )
-    from django.http.multipartparser import (  # type: ignore[import-untyped]
+    from django.http.multipartparser import (
         MultiPartParser,
     )
 

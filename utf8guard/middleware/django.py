@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final, cast
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 
 # Django ships no type information, and django-stubs is no dependency of ours.
-from django.http import (  # type: ignore[import-untyped]
+from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseBase,
@@ -69,7 +69,7 @@ class Utf8GuardMiddleware:
     def __init__(self, get_response: GetResponse | AsyncGetResponse) -> None:
         # Imported here: a module-level LazySettings breaks doctest collection (it
         # asks the object for __wrapped__) wherever no settings are configured.
-        from django.conf import settings  # type: ignore[import-untyped]
+        from django.conf import settings
 
         options = getattr(settings, SETTING, {})
         if not isinstance(options, Mapping):
