@@ -32,7 +32,9 @@ class Kind(str, enum.Enum):
     NONCHARACTER = "noncharacter"
     #: U+0000
     NUL = "nul"
-    #: C0 controls other than TAB, LF, CR; DEL; C1 controls U+0080..U+009F
+    #: C0 controls other than TAB, LF, CR; DEL; C1 controls U+0080..U+009F (the
+    #: middleware also reports TAB, LF and CR in a path, and CR, LF in a header value
+    #: or cookie, with this kind)
     CONTROL = "control"
     #: bidirectional formatting characters (UAX #9 §2)
     BIDI_CONTROL = "bidi_control"

@@ -42,10 +42,12 @@ class GuardConfig:
     """The guard's options, shared by the ASGI and WSGI adapters.
 
     Security-relevant defaults: ``mode="block"``; ``policy=STRICT`` for query, headers
-    and bodies; paths always refuse NUL, controls and bidi controls on top of
-    ``path_policy`` (default: ``policy``); encoded separators and NFKC look-alikes of
-    ``/``, ``\\`` and ``.`` are refused in paths; a body of an inspected type is read
-    and validated completely before the application sees any of it.
+    and bodies; paths always refuse NUL, controls (TAB, CR and LF too) and bidi
+    controls on top of ``path_policy`` (default: ``policy``); encoded separators and
+    NFKC look-alikes of ``/``, ``\\`` and ``.`` are refused in paths; header values
+    and cookies refuse CR, LF and NUL; a body of an inspected type is read and
+    validated completely before the application sees any of it, and bodies with no
+    Content-Type or a binary type that starts like JSON are inspected too.
 
     ``on_refuse`` shapes the refusal response (see :class:`Refusal`);
     ``exclude_paths`` lists routes the guard leaves to the application (see
