@@ -178,12 +178,15 @@ def test_path_rules(raw: bytes, expected: list[tuple[str, int]]) -> None:
     assert all(finding.location is Location.PATH for finding in findings)
 
 
-def test_iis_escape_in_a_path_known_only_decoded() -> None:
+def test_stray_percent_in_a_path_known_only_decoded() -> None:
     # wsgiref leaves the malformed "%u002f" in PATH_INFO; IIS would decode it to "/".
-    found = head(raw_path=None, path="/a%u002fb/%U2215/%u12")
+    found = head(raw_path=None, path="/a%u002fb/%U2215/%u12/%G0/100%")
     assert kinds(inspect_head(found, STRICT_CONFIG)) == [
         ("nonstandard_escape", 2),
         ("nonstandard_escape", 10),
+        ("nonstandard_escape", 17),
+        ("malformed_escape", 22),
+        ("malformed_escape", 29),
     ]
 
 

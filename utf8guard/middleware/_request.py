@@ -59,8 +59,8 @@ _ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
 _PLAIN_DELIMITERS: Final = (b"", b"/")
 # A dot segment in a path that only exists decoded, delimited by "/", "\" or ";".
 _DECODED_DOT_SEGMENT: Final = re.compile(rb"(?:^|(?<=[/\\]))\.{1,2}(?=\Z|[/\\;])")
-# IIS's non-standard %uXXXX escape, left in a decoded path by the server.
-_IIS_ESCAPE: Final = re.compile(rb"%[uU][0-9A-Fa-f]{4}")
+# A "%" not followed by two hex digits, left in a decoded path by the server.
+_LEFT_PERCENT: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 # Double encoding, judged on the decoded path: an RFC 3986 §2.1 escape there is one
 # a second decode would turn into a byte the guard never checked, however it was
 # spelt (%2541, %25%34%31, %%34%31: the "%" and each hex digit may be escaped).
@@ -240,20 +240,26 @@ def _is_plain_segment(path: bytes, start: int, end: int) -> bool:
 
 
 def _ambiguous_dot_findings(decoded: bytes) -> Iterator[Finding]:
-    """Dot segments and ``%u`` escapes in a path known only decoded (no raw target).
+    """Dot segments and stray ``%`` in a path known only decoded (no raw target).
 
     The server (wsgiref, so Django's runserver) decoded the path before the guard
     saw it, so an encoded ``%2e%2e`` and a plain ``..`` look the same; clients remove
     plain dot segments before sending (RFC 3986 §5.2.4), so every dot segment here is
-    refused. Likewise a ``%uXXXX`` the server left in place: IIS decodes it.
+    refused. Likewise a ``%`` the server left in place that is not an escape
+    (``%G0``, IIS's ``%u002f``): sent as ``%25`` or malformed, no one can tell.
     """
     if b"." in decoded:
         for match in _DECODED_DOT_SEGMENT.finditer(decoded):
             kind = RequestKind.AMBIGUOUS_DOT_SEGMENT
             yield Finding(Location.PATH, None, kind, match.start())
     if b"%" in decoded:
-        for match in _IIS_ESCAPE.finditer(decoded):
-            kind = RequestKind.NONSTANDARD_ESCAPE
+        # A "%" the server's decode left: "%25" sent, or an escape it could not read
+        # ("%G0", "%u002f"); the two cannot be told apart here.
+        for match in _LEFT_PERCENT.finditer(decoded):
+            iis = decoded[match.end() : match.end() + 1] in (b"u", b"U")
+            kind = (
+                RequestKind.NONSTANDARD_ESCAPE if iis else RequestKind.MALFORMED_ESCAPE
+            )
             yield Finding(Location.PATH, None, kind, match.start())
 
 
