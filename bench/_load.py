@@ -1,0 +1,144 @@
+"""What the server benchmarks share: free ports, servers stopped by PID, the load loop.
+
+``bench_asgi``, ``bench_wsgi`` and ``bench_scaling`` start a server in a subprocess on
+127.0.0.1, send it raw HTTP/1.1 bytes and stop it by its process id (its whole
+process group, so Gunicorn's workers go with their master). Loopback only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Final
+
+__all__ = ["ROOT", "free_port", "load", "one_request", "serving", "wait_for_port"]
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+#: How long a server gets to exit after SIGTERM before its group gets SIGKILL.
+STOP_GRACE_SECONDS: Final = 5.0
+#: How long a server gets to start listening.
+START_SECONDS: Final = 30.0
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def wait_for_port(port: int, seconds: float = START_SECONDS) -> None:
+    """Return once 127.0.0.1:``port`` accepts a connection; TimeoutError after that."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", port), timeout=1),
+        ):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"no server on 127.0.0.1:{port} after {seconds:.0f} s")
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL to the process group led by ``server`` (its own PID)."""
+    if server.poll() is None:
+        server.terminate()
+        try:
+            server.wait(timeout=STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError):  # the group may be gone already
+        os.killpg(server.pid, signal.SIGKILL)
+    server.wait(timeout=STOP_GRACE_SECONDS)
+
+
+@contextlib.contextmanager
+def serving(argv: Sequence[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``argv`` (a server that binds ``port``) in its own process group; stop it
+    by PID on exit, whatever happened."""
+    server = subprocess.Popen(  # noqa: S603  # a fixed argv from this package, no shell
+        list(argv), cwd=ROOT, env=dict(os.environ), start_new_session=True
+    )
+    try:
+        wait_for_port(port)
+        yield server
+    finally:
+        _stop(server)
+
+
+def one_request(port: int, raw: bytes, timeout: float) -> tuple[int, float]:
+    """Send ``raw`` on a new connection and read the response to EOF.
+
+    Returns the status code and the seconds from the first byte sent to EOF; raises
+    TimeoutError when that takes longer than ``timeout``. The request should say
+    ``Connection: close``.
+    """
+    deadline = time.perf_counter() + timeout
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as conn:
+        start = time.perf_counter()
+        conn.sendall(raw)
+        head = bytearray()
+        while piece := conn.recv(65536):
+            head += piece[: max(0, 64 - len(head))]
+            conn.settimeout(max(0.001, deadline - time.perf_counter()))
+        elapsed = time.perf_counter() - start
+    if elapsed > timeout:
+        raise TimeoutError(f"response took {elapsed:.1f} s")
+    status = head.split(b" ", 2)[1] if head.count(b" ") >= 2 else b"0"
+    return int(status) if status.isdigit() else 0, elapsed
+
+
+async def _keep_alive_client(port: int, raw: bytes, stop: float) -> int:
+    """Requests on one connection until ``stop``; responses framed by Content-Length."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    done = 0
+    try:
+        while time.perf_counter() < stop:
+            writer.write(raw)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+            done += 1
+    finally:
+        writer.close()
+    return done
+
+
+async def _closing_client(port: int, raw: bytes, stop: float) -> int:
+    """One connection per request, read to EOF (Gunicorn's sync worker closes)."""
+    done = 0
+    while time.perf_counter() < stop:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(raw)
+        await reader.read()
+        writer.close()
+        await writer.wait_closed()
+        done += 1
+    return done
+
+
+async def _gather(
+    port: int, raw: bytes, seconds: float, connections: int, keep_alive: bool
+) -> float:
+    stop = time.perf_counter() + seconds
+    client = _keep_alive_client if keep_alive else _closing_client
+    counts = await asyncio.gather(
+        *(client(port, raw, stop) for _ in range(connections))
+    )
+    return sum(counts) / seconds
+
+
+def load(
+    port: int, raw: bytes, seconds: float, connections: int, *, keep_alive: bool
+) -> float:
+    """Requests per second: ``connections`` clients send ``raw`` for ``seconds``."""
+    return asyncio.run(_gather(port, raw, seconds, connections, keep_alive))
