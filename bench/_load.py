@@ -14,11 +14,19 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
-__all__ = ["ROOT", "free_port", "load", "one_request", "serving", "wait_for_port"]
+__all__ = [
+    "ROOT",
+    "Server",
+    "free_port",
+    "load",
+    "one_request",
+    "serving",
+    "wait_for_port",
+]
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 #: How long a server gets to exit after SIGTERM before its group gets SIGKILL.
@@ -48,31 +56,55 @@ def wait_for_port(port: int, seconds: float = START_SECONDS) -> None:
     raise TimeoutError(f"no server on 127.0.0.1:{port} after {seconds:.0f} s")
 
 
-def _stop(server: subprocess.Popen[bytes]) -> None:
-    """SIGTERM, then SIGKILL to the process group led by ``server`` (its own PID)."""
-    if server.poll() is None:
-        server.terminate()
-        try:
-            server.wait(timeout=STOP_GRACE_SECONDS)
-        except subprocess.TimeoutExpired:
-            pass
-    with contextlib.suppress(ProcessLookupError):  # the group may be gone already
-        os.killpg(server.pid, signal.SIGKILL)
-    server.wait(timeout=STOP_GRACE_SECONDS)
+class Server:
+    """A server subprocess on 127.0.0.1: ``command(port)`` is its argv.
+
+    ``start`` picks a free port and waits until it listens; ``stop`` sends SIGTERM,
+    then SIGKILL to the process group it leads (its own PID), so Gunicorn's workers
+    go with their master; ``restart`` does both (a server stuck on one request).
+    """
+
+    def __init__(self, command: Callable[[int], Sequence[str]]) -> None:
+        self._command = command
+        self._process: subprocess.Popen[bytes] | None = None
+        self.port = 0
+
+    def start(self) -> None:
+        self.port = free_port()
+        self._process = subprocess.Popen(  # noqa: S603  # our own argv, no shell
+            list(self._command(self.port)),
+            cwd=ROOT,
+            env=dict(os.environ),
+            start_new_session=True,
+        )
+        wait_for_port(self.port)
+
+    def stop(self) -> None:
+        server, self._process = self._process, None
+        if server is None:
+            return
+        if server.poll() is None:
+            server.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(timeout=STOP_GRACE_SECONDS)
+        with contextlib.suppress(ProcessLookupError):  # the group may be gone already
+            os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=STOP_GRACE_SECONDS)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
 
 
 @contextlib.contextmanager
-def serving(argv: Sequence[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``argv`` (a server that binds ``port``) in its own process group; stop it
-    by PID on exit, whatever happened."""
-    server = subprocess.Popen(  # noqa: S603  # a fixed argv from this package, no shell
-        list(argv), cwd=ROOT, env=dict(os.environ), start_new_session=True
-    )
+def serving(command: Callable[[int], Sequence[str]]) -> Iterator[Server]:
+    """A started ``Server``, stopped on exit whatever happened."""
+    server = Server(command)
     try:
-        wait_for_port(port)
+        server.start()
         yield server
     finally:
-        _stop(server)
+        server.stop()
 
 
 def one_request(port: int, raw: bytes, timeout: float) -> tuple[int, float]:

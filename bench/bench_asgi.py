@@ -16,13 +16,14 @@ import contextlib
 import json
 import sys
 import time
+from functools import partial
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bench._load import free_port, load, serving
+from bench._load import load, serving
 from utf8guard.middleware import Utf8GuardMiddleware
 from utf8guard.middleware.asgi import ASGIApp, Message, Receive, Scope, Send
 
@@ -157,10 +158,10 @@ def throughput(
     """
     best: dict[tuple[str, str], float] = {}
     with contextlib.ExitStack() as stack:
-        ports = {}
-        for factory in ("plain", "guarded"):
-            ports[factory] = port = free_port()
-            stack.enter_context(serving(_uvicorn(factory, port), port))
+        ports = {
+            factory: stack.enter_context(serving(partial(_uvicorn, factory))).port
+            for factory in ("plain", "guarded")
+        }
         for port in ports.values():
             load(port, _raw_request("GET"), 0.5, 2, keep_alive=True)  # warm up
         for _ in range(rounds):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from flask import Flask, request
 
-from bench._load import free_port, load, serving
+from bench._load import load, serving
 from bench.bench_asgi import HEADERS, JSON_BODY, _raw_request
 from utf8guard.middleware import Utf8GuardWSGIMiddleware
 
@@ -111,13 +111,16 @@ def throughput(
     factory: str, seconds: float, connections: int, workers: int
 ) -> dict[str, float]:
     """Requests per second for GET and POST against Gunicorn serving ``factory``."""
-    port = free_port()
-    command = [
-        *(sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}"),
-        *("--worker-class", "sync", "--workers", str(workers)),
-        *("--log-level", "warning", f"bench.bench_wsgi:{factory}()"),
-    ]
-    with serving(command, port):
+
+    def command(port: int) -> list[str]:
+        return [
+            *(sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}"),
+            *("--worker-class", "sync", "--workers", str(workers)),
+            *("--log-level", "warning", f"bench.bench_wsgi:{factory}()"),
+        ]
+
+    with serving(command) as server:
+        port = server.port
         load(port, _raw_request("GET"), 0.5, 2, keep_alive=False)  # warm up
         return {
             method: load(
