@@ -154,8 +154,8 @@ def measure_shape(
 
 
 def _best_of(server: Server, repeats: int, timeout: float) -> Timer:
-    """A Timer: the fastest of up to ``repeats`` requests to ``server``; on a
-    timeout, None, and the server is restarted."""
+    """A Timer: the fastest of up to ``repeats`` requests to ``server``; None when
+    one times out (or the connection fails), and the server is restarted."""
 
     def timer(raw: bytes) -> tuple[int, float] | None:
         best, spent, status = float("inf"), 0.0, 0
@@ -174,7 +174,7 @@ def _best_of(server: Server, repeats: int, timeout: float) -> Timer:
 
 
 def measure(
-    shapes: Iterable[tuple[Shape, Sequence[int]]], repeats: int, timeout: float
+    shapes: Sequence[tuple[Shape, Sequence[int]]], repeats: int, timeout: float
 ) -> list[Cell]:
     """Every shape on every server, bare and guarded (both servers run at once)."""
     cells: list[Cell] = []

@@ -1,9 +1,13 @@
-"""What every harness shares: the input header, mismatch reports, the atheris entry.
+"""What the harnesses share: input layouts, the middleware driver and oracle, mismatch
+reports, the atheris entry.
 
 Each harness reads a few header bytes before the bytes under test, so the fuzzer
 chooses the policy and the buffer type along with the input. The layout is plain
 bytes, not atheris's FuzzedDataProvider, so that corpus files replay without atheris
-(``tests/test_fuzz_corpus.py``) and a crash file can be read by eye.
+(``tests/test_fuzz_corpus.py``) and a crash file can be read by eye. The two
+middleware harnesses share one request layout (``Request``), the ASGI driver
+(``run_asgi``) and the oracle for what an app may receive (``check_seen``). Only
+public names of utf8guard are used, so the guard's internals can change freely.
 """
 
 from __future__ import annotations
@@ -24,7 +28,25 @@ from utf8guard import STRICT, BytesLike, Policy, reference
 from utf8guard.middleware import Utf8GuardMiddleware
 from utf8guard.middleware.asgi import ASGIApp, Message, Scope
 
-__all__ = ["POLICY_FLAGS", "mismatch", "policy_of", "run_atheris", "split", "wrap"]
+__all__ = [
+    "CONTENT_TYPES",
+    "PATH_POLICY",
+    "POLICY_FLAGS",
+    "Request",
+    "Seen",
+    "as_bytes",
+    "check_seen",
+    "cookie_values",
+    "fail",
+    "mismatch",
+    "parse_request",
+    "policy_of",
+    "run_asgi",
+    "run_atheris",
+    "run_middleware_atheris",
+    "split",
+    "wrap",
+]
 
 #: Bit ``i`` of the policy byte flips ``POLICY_FLAGS[i]`` from its STRICT default, so
 #: 0x00 is STRICT, 0x01 WELL_FORMED and 0x0E IDENTIFIER. Read from the dataclass, so
