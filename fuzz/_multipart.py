@@ -94,7 +94,8 @@ def build(script: bytes) -> bytes:
 _DELIMITER_LINE: Final = re.compile(
     rb"(?:\A|\n)--" + re.escape(BOUNDARY) + rb"(?P<close>--)?[^\n]*\n?"
 )
-_BLANK_LINE: Final = re.compile(rb"\r?\n\r?\n")
+# The end of a part's headers: an empty line, which may be the part's first line.
+_BLANK_LINE: Final = re.compile(rb"(?:\A|\r?\n)\r?\n")
 # RFC 9110 §5.6.6 parameter, value a token or a quoted-string (§5.6.4), leniently.
 _PARAMETER: Final = re.compile(
     rb';\s*([^=;\s]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"?|([^;]*))', re.DOTALL
@@ -140,7 +141,7 @@ def readings(body: bytes) -> Iterator[tuple[str, bytes]]:
             )
         )
         is_file = b"filename" in head.lower()
-        for line in re.split(rb"\r?\n", head):
+        for line in re.split(rb"\r?\n", head) if head else ():
             yield "header", line
             for name, value in _parameters(line):
                 if value.startswith(b"charset:") or name.lower() == b"charset":

@@ -116,3 +116,10 @@ def test_request_layout() -> None:
     assert request.options == {"mode": "normalize", "stream_body": True}
     assert request.body == b"--B\r\n\r\n--B--"
     assert request.pieces == [b"--B\r\n\r\n", b"--B--"]
+
+
+def test_a_part_may_have_no_headers() -> None:
+    # RFC 2046 §5.1.1: body-part := MIME-part-headers [CRLF *OCTET]; with no header
+    # fields the content follows the delimiter line's CRLF and one empty line.
+    readings = list(_multipart.readings(b"--B\r\n\r\nvalue\r\n--B--"))
+    assert readings == [("field", b"value\r")]
