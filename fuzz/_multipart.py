@@ -121,6 +121,14 @@ def _parameters(line: bytes) -> Iterator[tuple[bytes, bytes]]:
         yield name, value
 
 
+def _split_part(part: bytes) -> tuple[bytes, bytes]:
+    """The part's header block and its content (none without an empty line)."""
+    blank = _BLANK_LINE.search(part)
+    if blank is None:
+        return part, b""
+    return part[: blank.start()], part[blank.end() :]
+
+
 def readings(body: bytes) -> Iterator[tuple[str, bytes]]:
     """(what, bytes) for every header line, parameter value and form-field content
     that some parser could read from ``body``; what is "header", "parameter",
@@ -131,15 +139,7 @@ def readings(body: bytes) -> Iterator[tuple[str, bytes]]:
         if delimiter["close"]:
             continue  # an epilogue: no parser reads it, unless a delimiter follows
         part = body[delimiter.end() : end]
-        blank = _BLANK_LINE.search(part)
-        head, content = (
-            (part[: blank.start()], part[blank.end() :])
-            if blank
-            else (
-                part,
-                b"",
-            )
-        )
+        head, content = _split_part(part)
         is_file = b"filename" in head.lower()
         for line in re.split(rb"\r?\n", head) if head else ():
             yield "header", line
