@@ -55,7 +55,7 @@ def _timer(cost: Mapping[bytes, float | None]) -> bench_scaling.Timer:
 
 def test_linear_growth_passes_and_quadratic_fails() -> None:
     shape, sizes = HEAD_SHAPES[0], (1024, 2048, 4096)
-    exact = _timer({request(shape, n): n * 1e-6 for n in sizes})
+    exact = _timer({request(shape, n): n * 1e-4 for n in sizes})
     linear = bench_scaling.measure_shape("s", shape, sizes, _timer({}), exact)
     quadratic = {request(shape, n): (n / 1024) ** 2 for n in sizes}
     slow = bench_scaling.measure_shape("t", shape, sizes, _timer({}), _timer(quadratic))
@@ -66,22 +66,31 @@ def test_linear_growth_passes_and_quadratic_fails() -> None:
     assert f"| t | {shape.name} | x4.00 | MISS |" in block
 
 
+def test_growth_of_fast_cells_is_shown_but_not_judged() -> None:
+    shape, sizes = HEAD_SHAPES[0], (1024, 2048)
+    noisy = _timer({request(shape, 1024): 0.001, request(shape, 2048): 0.005})
+    cells = bench_scaling.measure_shape("s", shape, sizes, noisy, noisy)
+    block = bench_scaling.table(cells, timeout=1.0)
+    assert "| x5.00 | 200/200 |" in block
+    assert f"| s | {shape.name} | - | - |" in block
+
+
 def test_a_timeout_stops_the_shape() -> None:
     shape, sizes = HEAD_SHAPES[0], (1024, 2048, 4096)
     guarded = _timer({request(shape, 2048): None})
     cells = bench_scaling.measure_shape("s", shape, sizes, _timer({}), guarded)
     assert [cell.size for cell in cells] == [1024, 2048]
     block = bench_scaling.table(cells, timeout=1.0)
-    assert "| > 1,000 | - | timeout | - |" in block
+    assert "| > 1,000 | - | timeout | 200/- |" in block
     assert "| timeout at 2 KiB | MISS |" in block
 
 
 def test_body_ratio_line() -> None:
     mib = 1024 * 1024
     cells = [
-        Cell("s", BASELINE.name, 2 * mib, 0.01, 0.02, 200),
-        Cell("s", "form `=`", 2 * mib, 0.01, 0.3, 200),
-        Cell("s", "form `&`", 2 * mib, 0.01, 0.1, 200),
+        Cell("s", BASELINE.name, 2 * mib, 0.01, 0.02, (200, 200)),
+        Cell("s", "form `=`", 2 * mib, 0.01, 0.3, (200, 200)),
+        Cell("s", "form `&`", 2 * mib, 0.01, 0.1, (200, 200)),
     ]
     block = bench_scaling.table(cells, timeout=1.0)
     assert "s: 2 MiB of form `=` (the slowest body shape) took 15.0x" in block
