@@ -22,6 +22,7 @@ __all__ = [
     "ROOT",
     "Server",
     "free_port",
+    "group_cpu_seconds",
     "load",
     "one_request",
     "serving",
@@ -94,6 +95,31 @@ class Server:
     def restart(self) -> None:
         self.stop()
         self.start()
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU seconds used so far by the server's process group
+        (Linux: read from /proc; a worker that was replaced no longer counts)."""
+        if self._process is None:
+            raise RuntimeError("the server is not running")
+        return group_cpu_seconds(self._process.pid)
+
+
+def group_cpu_seconds(group: int) -> float:
+    """User + system CPU seconds of the live processes in process group ``group``."""
+    ticks = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue  # the process has exited meanwhile
+        # proc(5): after "pid (comm) ", field 3 is the state; pgrp is field 5,
+        # utime and stime fields 14 and 15, in clock ticks.
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == group:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager

@@ -4,13 +4,15 @@ timing assertions (the numbers live in bench/README.md)."""
 from __future__ import annotations
 
 import io
+import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import h11
 import pytest
 
-from bench import bench_scaling
+from bench import _load, bench_scaling
 from bench._shapes import BASELINE, BODY_SHAPES, HEAD_SHAPES, Shape, request
 from bench.bench_scaling import Cell
 
@@ -68,7 +70,7 @@ def test_linear_growth_passes_and_quadratic_fails() -> None:
 
 def test_growth_of_fast_cells_is_shown_but_not_judged() -> None:
     shape, sizes = HEAD_SHAPES[0], (1024, 2048)
-    noisy = _timer({request(shape, 1024): 0.001, request(shape, 2048): 0.005})
+    noisy = _timer({request(shape, 1024): 0.01, request(shape, 2048): 0.05})
     cells = bench_scaling.measure_shape("s", shape, sizes, noisy, noisy)
     block = bench_scaling.table(cells, timeout=1.0)
     assert "| x5.00 | 200/200 |" in block
@@ -95,6 +97,9 @@ def test_body_ratio_line() -> None:
     block = bench_scaling.table(cells, timeout=1.0)
     assert "s: 2 MiB of form `=` (the slowest body shape) took 15.0x" in block
     assert "(target <= 10x: MISS)" in block
+    unmeasurable = [Cell("s", BASELINE.name, 2 * mib, 0.0, 0.0, (200, 200))]
+    block = bench_scaling.table(unmeasurable + cells[1:], timeout=1.0)
+    assert "s: text/plain took no measurable time; no ratio." in block
 
 
 def test_main_prints_and_writes(
@@ -103,8 +108,12 @@ def test_main_prints_and_writes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     def fake_measure(
-        shapes: list[tuple[Shape, tuple[int, ...]]], repeats: int, timeout: float
+        shapes: list[tuple[Shape, tuple[int, ...]]],
+        repeats: int,
+        timeout: float,
+        clock: str,
     ) -> list[Cell]:
+        assert clock == "cpu"
         assert [sizes for _, sizes in shapes][:1] == [(1024, 2048)]
         timer = _timer({})
         return [
@@ -116,11 +125,22 @@ def test_main_prints_and_writes(
     monkeypatch.setattr(bench_scaling, "measure", fake_measure)
     readme = tmp_path / "README.md"
     readme.write_text(f"a\n{bench_scaling.BEGIN}\nold\n{bench_scaling.END}\nb\n")
-    argv = ["--head-sizes", "1K,2K", "--body-sizes", "4K,8K", "--write", str(readme)]
+    argv = ["--head-sizes", "1K,2K", "--body-sizes", "4K,8K", "--clock", "cpu"]
+    argv += ["--write", str(readme)]
     assert bench_scaling.main(argv) == 0
     block = capsys.readouterr().out
     assert readme.read_text() == f"a\n{block}b\n"
     assert "| s | multipart tiny parts | 8 KiB |" in block
+    assert "server CPU milliseconds" in block
+
+
+def test_cpu_seconds_of_this_process_group() -> None:
+    # proc(5) read by hand, against the kernel's own count for this process.
+    before = _load.group_cpu_seconds(os.getpgrp())
+    deadline = time.process_time() + 0.05
+    while time.process_time() < deadline:
+        pass
+    assert _load.group_cpu_seconds(os.getpgrp()) - before >= 0.04
 
 
 def test_wsgi_apps_read_the_body_and_answer() -> None:
