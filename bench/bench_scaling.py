@@ -3,7 +3,7 @@
 Issue 11 asks for linear time: growth per doubling of the input about 2, never
 above 2.5, and 2 MiB of the worst body shape within 10x of 2 MiB of text/plain.
 Shapes (``bench/_shapes.py``): ``%FF`` escapes in the path and the query,
-``%EF%BC%8F`` look-alikes, header value bytes (4 KiB .. 64 KiB by default), and
+``%EF%BC%8F`` look-alikes, header value bytes (2 KiB .. 32 KiB by default), and
 urlencoded ``=``/``&``/``a=``, JSON ``\\u`` escapes and backslashes and tiny
 multipart parts (256 KiB .. 2 MiB). Servers: uvicorn (httptools) with a minimal
 Starlette app and Gunicorn (sync worker) with a plain WSGI app, each bare and behind
@@ -11,9 +11,10 @@ the guard with default options, on 127.0.0.1 over raw sockets, one connection pe
 request. The bare server shows what the stack itself costs, so the guard's own
 growth shows in the difference.
 
-Each cell is the best of ``--repeats`` requests (fewer once a cell has taken 2 s).
-A request slower than ``--timeout`` seconds counts as a timeout: the server is
-restarted (stopped by PID) and the shape's larger sizes are skipped.
+Each cell is the best of ``--repeats`` requests (fewer once a cell has taken 2 s),
+by the wall clock or (``--clock cpu``) by the server's own CPU time. A request
+slower than ``--timeout`` seconds counts as a timeout: the server is restarted
+(stopped by PID) and the shape's larger sizes are skipped.
 
 ``python -m bench.bench_scaling`` prints the Markdown tables; ``--write
 bench/README.md`` replaces the block between the markers in that file.
