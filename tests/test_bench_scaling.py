@@ -95,11 +95,24 @@ def test_body_ratio_line() -> None:
         Cell("s", "form `&`", 2 * mib, 0.01, 0.1, (200, 200)),
     ]
     block = bench_scaling.table(cells, timeout=1.0)
-    assert "s: 2 MiB of form `=` (the slowest body shape) took 15.0x" in block
+    assert "s: 2 MiB of form `=` (the slowest body shape) took 15x" in block
     assert "(target <= 10x: MISS)" in block
-    unmeasurable = [Cell("s", BASELINE.name, 2 * mib, 0.0, 0.0, (200, 200))]
-    block = bench_scaling.table(unmeasurable + cells[1:], timeout=1.0)
-    assert "s: text/plain took no measurable time; no ratio." in block
+    fast = [Cell("s", BASELINE.name, 2 * mib, 0.01, 0.02, (200, 200)), cells[2]]
+    assert "took 5x the time of 2 MiB of text/plain, guarded (target <= 10x: ok)" in (
+        bench_scaling.table(fast, timeout=1.0)
+    )
+
+
+def test_body_ratio_under_the_cpu_clock_tick() -> None:
+    # text/plain under one tick of the CPU clock: the ratio is a lower bound.
+    mib = 1024 * 1024
+    tick = bench_scaling.TICK_SECONDS
+    cells = [
+        Cell("s", BASELINE.name, 2 * mib, 0.0, 0.0, (200, 200)),
+        Cell("s", "form `&`", 2 * mib, 0.0, 100 * tick, (200, 200)),
+    ]
+    block = bench_scaling.table(cells, timeout=1.0, clock="cpu")
+    assert "took at least 100x the time" in block
 
 
 def test_main_prints_and_writes(
