@@ -139,7 +139,7 @@ CONTENT_TYPES: Final = (
 #: Content types whose raw body the guard validates as a whole.
 INSPECTED_RAW: Final = (b"text/plain", b"application/json", b"application/ld+json")
 #: The middleware's path rule, from its documented defaults: the policy, and no NUL,
-#: controls or bidi controls in a path (SECURITY.md, "Request paths").
+#: controls or bidi controls in a path (SECURITY.md, "What is refused").
 PATH_POLICY: Final = Policy(
     allow_nul=False, allow_controls=False, allow_bidi_controls=False
 )
