@@ -12,23 +12,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
-import os
-import socket
-import subprocess
 import sys
 import time
-from pathlib import Path
+from functools import partial
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from bench._load import load, serving
 from utf8guard.middleware import Utf8GuardMiddleware
 from utf8guard.middleware.asgi import ASGIApp, Message, Receive, Scope, Send
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _json_body(size: int) -> bytes:
@@ -140,54 +137,15 @@ def _raw_request(method: str) -> bytes:
     return b"\r\n".join(lines) + b"\r\n\r\n" + body
 
 
-async def _client(port: int, raw: bytes, stop: float) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    done = 0
-    try:
-        while time.perf_counter() < stop:
-            writer.write(raw)
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
-            await reader.readexactly(length)
-            done += 1
-    finally:
-        writer.close()
-    return done
-
-
-async def _load(port: int, raw: bytes, seconds: float, connections: int) -> float:
-    stop = time.perf_counter() + seconds
-    counts = await asyncio.gather(
-        *(_client(port, raw, stop) for _ in range(connections))
-    )
-    return sum(counts) / seconds
-
-
-def _serve(factory: str) -> tuple[subprocess.Popen[bytes], int]:
-    """Start uvicorn serving ``factory`` on a free loopback port."""
-    # A free port, then --host/--port: with --fd, uvicorn takes the socket for an
+def _uvicorn(factory: str, port: int) -> list[str]:
+    """uvicorn serving ``factory`` on 127.0.0.1:``port``."""
+    # --host/--port rather than --fd: with --fd, uvicorn takes the socket for an
     # AF_UNIX one and leaves Nagle's algorithm on, which costs 40 ms per response.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        f"bench.bench_asgi:{factory}",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--no-access-log",
-        "--log-level",
-        "warning",
+    return [
+        *(sys.executable, "-m", "uvicorn", "--factory", f"bench.bench_asgi:{factory}"),
+        *("--host", "127.0.0.1", "--port", str(port)),
+        *("--no-access-log", "--log-level", "warning"),
     ]
-    server = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        command, cwd=ROOT, env=dict(os.environ)
-    )
-    return server, port
 
 
 def throughput(
@@ -198,23 +156,21 @@ def throughput(
     Both servers run at once and take turns, so a burst of load from elsewhere on a
     shared machine hits both alike instead of one whole column.
     """
-    servers = {factory: _serve(factory) for factory in ("plain", "guarded")}
     best: dict[tuple[str, str], float] = {}
-    try:
-        time.sleep(2)
-        for _, port in servers.values():
-            asyncio.run(_load(port, _raw_request("GET"), 0.5, 2))  # warm up
+    with contextlib.ExitStack() as stack:
+        ports = {
+            factory: stack.enter_context(serving(partial(_uvicorn, factory))).port
+            for factory in ("plain", "guarded")
+        }
+        for port in ports.values():
+            load(port, _raw_request("GET"), 0.5, 2, keep_alive=True)  # warm up
         for _ in range(rounds):
             for method in ("GET", "POST"):
-                for factory, (_, port) in servers.items():
+                for factory, port in ports.items():
                     raw = _raw_request(method)
-                    rate = asyncio.run(_load(port, raw, seconds, connections))
+                    rate = load(port, raw, seconds, connections, keep_alive=True)
                     key = (factory, method)
                     best[key] = max(best.get(key, 0.0), rate)
-    finally:
-        for server, _ in servers.values():
-            server.terminate()
-            server.wait(timeout=10)
     return best
 
 

@@ -12,26 +12,20 @@ best of ``--rounds`` alternating rounds. Run: ``python -m bench.bench_wsgi [--se
 from __future__ import annotations
 
 import argparse
-import asyncio
 import io
-import os
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flask import Flask, request
 
+from bench._load import load, serving
 from bench.bench_asgi import HEADERS, JSON_BODY, _raw_request
 from utf8guard.middleware import Utf8GuardWSGIMiddleware
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication, WSGIEnvironment
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _app() -> Flask:
@@ -113,61 +107,27 @@ def in_process(count: int) -> dict[str, tuple[float, float]]:
     return results
 
 
-async def _client(port: int, raw: bytes, stop: float) -> int:
-    """One connection per request: the sync worker closes after each response."""
-    done = 0
-    while time.perf_counter() < stop:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(raw)
-        await reader.read()  # to EOF
-        writer.close()
-        await writer.wait_closed()
-        done += 1
-    return done
-
-
-async def _load(port: int, raw: bytes, seconds: float, connections: int) -> float:
-    stop = time.perf_counter() + seconds
-    counts = await asyncio.gather(
-        *(_client(port, raw, stop) for _ in range(connections))
-    )
-    return sum(counts) / seconds
-
-
 def throughput(
     factory: str, seconds: float, connections: int, workers: int
 ) -> dict[str, float]:
     """Requests per second for GET and POST against Gunicorn serving ``factory``."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--worker-class",
-        "sync",
-        "--workers",
-        str(workers),
-        "--log-level",
-        "warning",
-        f"bench.bench_wsgi:{factory}()",
-    ]
-    server = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        command, cwd=ROOT, env=dict(os.environ)
-    )
-    try:
-        time.sleep(2)
-        asyncio.run(_load(port, _raw_request("GET"), 0.5, 2))  # warm up
+
+    def command(port: int) -> list[str]:
+        return [
+            *(sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}"),
+            *("--worker-class", "sync", "--workers", str(workers)),
+            *("--log-level", "warning", f"bench.bench_wsgi:{factory}()"),
+        ]
+
+    with serving(command) as server:
+        port = server.port
+        load(port, _raw_request("GET"), 0.5, 2, keep_alive=False)  # warm up
         return {
-            method: asyncio.run(_load(port, _raw_request(method), seconds, connections))
+            method: load(
+                port, _raw_request(method), seconds, connections, keep_alive=False
+            )
             for method in ("GET", "POST")
         }
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def main(argv: list[str] | None = None) -> None:

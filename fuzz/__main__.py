@@ -2,6 +2,6 @@
 
 import sys
 
-from .run import main
+from fuzz.run import main
 
 sys.exit(main())

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Final
 
+from fuzz._common import POLICY_FLAGS
 from utf8guard import Policy, Violation, _scan, reference
 from utf8guard._scan import BytesLike
 
@@ -36,15 +37,8 @@ __all__ = ["HEADER_BYTES", "MAX_LEN", "TestOneInput", "check", "main", "policy_o
 HEADER_BYTES: Final = 2
 #: libFuzzer -max_len: several 64-byte blocks with room for the scalar resume.
 MAX_LEN: Final = 1024
-#: In ``allow_*`` order: bit i of the selector turns flag i off.
-FLAGS: Final = (
-    "allow_noncharacters",
-    "allow_nul",
-    "allow_controls",
-    "allow_bidi_controls",
-    "allow_private_use",
-    "allow_bom",
-)
+#: In ``allow_*`` order (``fields(Policy)``): bit i of the selector turns flag i off.
+FLAGS: Final = POLICY_FLAGS
 
 FirstViolation = Callable[[BytesLike, int, int, Policy], "Violation | None"]
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from fuzz import _cpython
+from fuzz._common import mismatch, policy_of, run_atheris, split, wrap
 from utf8guard import WELL_FORMED, is_valid, iter_violations, reference, repair
-
-from . import _cpython
-from ._common import mismatch, policy_of, run_atheris, split, wrap
 
 __all__ = ["MAX_LEN", "TestOneInput", "check", "main"]
 

@@ -21,6 +21,7 @@ from functools import partial
 from itertools import cycle
 from typing import Final
 
+from fuzz._common import mismatch, policy_of, run_atheris, split, wrap
 from utf8guard import (
     IncrementalValidator,
     Policy,
@@ -30,8 +31,6 @@ from utf8guard import (
     reference,
     repair_stream,
 )
-
-from ._common import mismatch, policy_of, run_atheris, split, wrap
 
 __all__ = ["MAX_LEN", "TestOneInput", "check", "chunked", "main"]
 

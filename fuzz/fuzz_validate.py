@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from fuzz import _cpython
+from fuzz._common import mismatch, policy_of, run_atheris, split, wrap
 from utf8guard import (
     BytesLike,
     Policy,
@@ -28,9 +30,6 @@ from utf8guard import (
     validate,
 )
 from utf8guard._scan import as_buffer, first_violation
-
-from . import _cpython
-from ._common import mismatch, policy_of, run_atheris, split, wrap
 
 __all__ = ["HEADER_BYTES", "MAX_LEN", "TestOneInput", "check", "main"]
 

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import importlib
 import os
+import runpy
 from collections.abc import Callable, Iterator
+from dataclasses import fields
 from importlib import import_module
 from pathlib import Path
 
 import pytest
 
 import utf8guard
-from fuzz import _common, _cpython, fuzz_stream
+from fuzz import _common, _cpython, fuzz_accel, fuzz_stream
 from fuzz.run import SEEDS, targets
 from utf8guard import (
     IDENTIFIER,
@@ -56,6 +58,26 @@ def test_every_target_the_runner_finds_declares_max_len() -> None:
     # fuzz/run.py passes each harness's MAX_LEN to libFuzzer.
     for name, module in targets().items():
         assert isinstance(importlib.import_module(module).MAX_LEN, int), name
+
+
+@pytest.mark.parametrize("name", sorted(targets()))
+def test_every_target_runs_as_a_script(name: str) -> None:
+    # Absolute imports only: loaded from its file, outside the fuzz package (as
+    # `PYTHONPATH=. python fuzz/fuzz_<name>.py` does), the module still imports.
+    namespace = runpy.run_path(str(SEEDS.parent / f"fuzz_{name}.py"), run_name="x")
+    assert callable(namespace["TestOneInput"])
+
+
+def test_every_target_is_in_the_fuzz_readme() -> None:
+    readme = (SEEDS.parent / "README.md").read_text("utf-8")
+    for name in targets():
+        assert f"| `{name}` | `fuzz_{name}.py` |" in readme, name
+
+
+def test_policy_flags_are_the_policy_fields() -> None:
+    flags = {f.name for f in fields(Policy) if f.init and f.type in (bool, "bool")}
+    assert set(_common.POLICY_FLAGS) == flags
+    assert fuzz_accel.FLAGS == _common.POLICY_FLAGS
 
 
 def test_every_target_has_seeds() -> None:

@@ -4,6 +4,7 @@ path; the libFuzzer subprocess is replaced by a fake that writes a log and a cra
 from __future__ import annotations
 
 import json
+import re
 import runpy
 import subprocess
 from pathlib import Path
@@ -214,3 +215,14 @@ def test_coverage_with_tests(
     assert commands[0][-3:] == ["x", "--target", "stream"]
     assert "pytest" in commands[1]
     assert "target 100% lines, 95% branches: met" in capsys.readouterr().out
+
+
+def test_docs_give_the_smoke_run_the_makefiles_seconds() -> None:
+    makefile = (run.ROOT / "Makefile").read_text("utf-8")
+    seconds = re.search(r"^FUZZ_SMOKE_SECONDS \?= (\d+)$", makefile, re.MULTILINE)
+    assert seconds is not None
+    for doc in ("README.md", "fuzz/README.md"):
+        text = (run.ROOT / doc).read_text("utf-8")
+        stated = re.findall(r"(?:harness|target)\S* (?:in `fuzz/` )?for (\d+) s", text)
+        assert stated, doc
+        assert set(stated) == {seconds[1]}, doc
