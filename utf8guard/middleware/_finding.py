@@ -11,6 +11,7 @@ from .._pathrules import PathKind
 from .._violation import Kind
 
 __all__ = [
+    "MAX_SAFE_NAME_BYTES",
     "Action",
     "Finding",
     "Location",
@@ -153,9 +154,11 @@ class RequestKind(str, enum.Enum):
         return self.value
 
 
+#: The longest name shown in reports and logs.
+MAX_SAFE_NAME_BYTES: Final = 64
 #: Names shown in reports and logs: short and harmless, so a log line or problem
 #: document can never carry attacker-chosen bytes.
-_SAFE_NAME: Final = re.compile(rb"[A-Za-z0-9._\-\[\]]{1,64}")
+_SAFE_NAME: Final = re.compile(rb"[A-Za-z0-9._\-\[\]]{1,%d}" % MAX_SAFE_NAME_BYTES)
 
 
 def safe_name(raw: bytes) -> str | None:

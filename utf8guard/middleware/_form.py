@@ -10,7 +10,7 @@ from .._policy import Policy
 from .._stream import IncrementalValidator
 from .._violation import Utf8Error
 from ._abnf import PCT_ENCODED
-from ._finding import Finding, Location, RequestKind, safe_name
+from ._finding import MAX_SAFE_NAME_BYTES, Finding, Location, RequestKind, safe_name
 from ._mediatype import UTF8_CHARSETS
 from ._percent import Decoded, incomplete_escape_start, percent_decode
 from ._text import MAX_BODY_FINDINGS
@@ -18,7 +18,8 @@ from ._text import MAX_BODY_FINDINGS
 __all__ = ["FormInspector"]
 
 #: Decoded bytes of a name shown in findings; longer names are never shown.
-_SAFE_NAME_BYTES: Final = 65
+# One byte more than a shown name may have, so that a longer name is not shown cut.
+_SAFE_NAME_BYTES: Final = MAX_SAFE_NAME_BYTES + 1
 #: Raw bytes that can hold _SAFE_NAME_BYTES decoded ones ("%XX" each).
 _NAME_RAW_BYTES: Final = 3 * _SAFE_NAME_BYTES
 _NAME_END: Final = re.compile(rb"[&=]")
