@@ -18,8 +18,9 @@ from flask import Flask, request
 
 from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware, ViolationEvent
 from utf8guard.middleware._engine import BodyCheck
-from utf8guard.middleware._spool import BodySpool
-from utf8guard.middleware.wsgi import _input_chunks, _read_into, environ_head
+from utf8guard.middleware._flow import BodyBuffer
+from utf8guard.middleware._wsgi_input import input_chunks
+from utf8guard.middleware.wsgi import _read_into, environ_head
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo
@@ -300,7 +301,7 @@ def test_no_body_is_checked_without_reading() -> None:
     assert violations(call(Utf8GuardWSGIMiddleware(echo), environ))[0]["kind"] == (
         "malformed_multipart"
     )
-    assert list(_input_chunks(environ)) == []
+    assert list(input_chunks(environ)) == []
 
 
 @pytest.mark.parametrize("length", ["x", "5, 5", "+5"])
@@ -384,11 +385,10 @@ def test_input_error_propagates_in_report_mode() -> None:
     environ["wsgi.input"] = Broken()
     with pytest.raises(OSError, match="client disconnected"):
         call(Utf8GuardWSGIMiddleware(echo, mode="report"), environ)
-    body = BodyCheck(
-        [(b"content-type", b"text/plain")], GuardConfig(mode="report"), "wsgi"
-    )
+    config = GuardConfig(mode="report")
+    body = BodyCheck([(b"content-type", b"text/plain")], config, "wsgi")
     with pytest.raises(OSError, match="client disconnected"):
-        _read_into(BodySpool(1024), body, _input_chunks(environ))
+        _read_into(BodyBuffer(body, config), input_chunks(environ))
 
 
 def test_uninspected_body_passes_untouched() -> None:
