@@ -181,5 +181,7 @@ class BodyBuffer:
         return self.spool
 
     def close(self) -> None:
-        """Drop the body (its temporary file, if any); a second close is harmless."""
+        """The request is over: drop the body (its temporary file, if any) and send
+        the report if not yet sent; a second close is harmless."""
         self.spool.close()
+        self._check.close()

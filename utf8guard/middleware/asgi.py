@@ -161,13 +161,13 @@ def _body_of(message: Message) -> bytes:
     return body
 
 
-def _has_body(scope: Scope, headers: Sequence[Sequence[bytes]]) -> bool:
+def _has_body(scope: Scope, headers: Sequence[tuple[bytes, bytes]]) -> bool:
     """False when RFC 9112 §6.3 item 7 says there is no body: an HTTP/1 request with
     neither Content-Length nor Transfer-Encoding (HTTP/2 and 3 frame bodies without
     them)."""
     if scope.get("http_version") not in ("1.0", "1.1"):
         return True
-    names = {bytes(pair[0]).lower() for pair in headers}
+    names = {name.lower() for name, _ in headers}
     return b"content-length" in names or b"transfer-encoding" in names
 
 
