@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from utf8guard.middleware import GuardConfig, Location, RequestKind
-from utf8guard.middleware._engine import MAX_FINDINGS, BodyCheck, check_head
+from utf8guard.middleware._engine import (
+    MAX_FINDINGS,
+    BodyCheck,
+    check_head,
+    content_length,
+)
 from utf8guard.middleware._request import RequestHead
 
 TEXT = [(b"content-type", b"text/plain")]
@@ -102,3 +109,32 @@ def test_body_findings_beyond_the_report_limit_still_decide() -> None:
     for _ in range(MAX_FINDINGS):
         assert body.feed(b'"\\u0041"') is None
     assert body.feed(b'"\\udc00"' * (MAX_FINDINGS + 1)) is not None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (b"0", 0),
+        (b"5", 5),
+        (b" 5\t", 5),  # RFC 9110 §5.5: OWS around a field value
+        (b"007", 7),
+        (b"", None),
+        (b"+5", None),
+        (b"-5", None),
+        (b"5, 5", None),  # a folded list (RFC 9112 §6.3 item 5)
+        (b"0x5", None),
+        (b"5\n", None),  # not OWS
+        ("\u0665".encode(), None),  # ARABIC-INDIC DIGIT FIVE: no ASCII DIGIT
+        (b"\xb2", None),  # SUPERSCRIPT TWO in Latin-1
+    ],
+)
+def test_content_length_is_1_digit(value: bytes, expected: int | None) -> None:
+    # RFC 9110 §8.6: Content-Length = 1*DIGIT
+    assert content_length(value) == expected
+
+
+def test_finish_counts_once() -> None:
+    body = BodyCheck([*TEXT], GuardConfig(), "http")
+    assert body.feed(b"ab\xe2\x82") is None
+    assert body.finish() is not None  # truncated at the end
+    assert body.finish() is None  # the end was already declared

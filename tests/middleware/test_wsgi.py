@@ -18,8 +18,9 @@ from flask import Flask, request
 
 from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware, ViolationEvent
 from utf8guard.middleware._engine import BodyCheck
-from utf8guard.middleware._spool import BodySpool
-from utf8guard.middleware.wsgi import _input_chunks, _read_into, environ_head
+from utf8guard.middleware._flow import BodyBuffer
+from utf8guard.middleware._wsgi_input import input_chunks
+from utf8guard.middleware.wsgi import _read_into, environ_head
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo
@@ -300,7 +301,7 @@ def test_no_body_is_checked_without_reading() -> None:
     assert violations(call(Utf8GuardWSGIMiddleware(echo), environ))[0]["kind"] == (
         "malformed_multipart"
     )
-    assert list(_input_chunks(environ)) == []
+    assert list(input_chunks(environ)) == []
 
 
 @pytest.mark.parametrize("length", ["x", "5, 5", "+5"])
@@ -384,11 +385,10 @@ def test_input_error_propagates_in_report_mode() -> None:
     environ["wsgi.input"] = Broken()
     with pytest.raises(OSError, match="client disconnected"):
         call(Utf8GuardWSGIMiddleware(echo, mode="report"), environ)
-    body = BodyCheck(
-        [(b"content-type", b"text/plain")], GuardConfig(mode="report"), "wsgi"
-    )
+    config = GuardConfig(mode="report")
+    body = BodyCheck([(b"content-type", b"text/plain")], config, "wsgi")
     with pytest.raises(OSError, match="client disconnected"):
-        _read_into(BodySpool(1024), body, _input_chunks(environ))
+        _read_into(BodyBuffer(body, config), input_chunks(environ))
 
 
 def test_uninspected_body_passes_untouched() -> None:
@@ -491,6 +491,39 @@ def test_app_errors_pass_through() -> None:
         call(guarded, environ)
 
 
+def test_the_apps_own_value_error_after_a_refusal_propagates() -> None:
+    # Only the guard's refusal becomes the 400; an app's ValueError is the app's.
+    def app(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
+        try:
+            environ["wsgi.input"].read()
+        except ValueError as refused:
+            raise ValueError("the app's own") from refused
+        raise AssertionError("the read must fail")  # pragma: no cover
+
+    def lazy(
+        environ: WSGIEnvironment, start_response: StartResponse
+    ) -> Iterator[bytes]:
+        start_response("200 OK", [])
+        yield b""
+        try:
+            environ["wsgi.input"].read()
+        except ValueError:
+            raise ValueError("the app's own, later") from None
+
+    with pytest.raises(ValueError, match="the app's own"):
+        call(Utf8GuardWSGIMiddleware(app, stream_body=True), bad_body())
+    with pytest.raises(ValueError, match="the app's own, later"):
+        call(Utf8GuardWSGIMiddleware(lazy, stream_body=True), bad_body())
+
+
+def test_an_outer_guards_refusal_passes_through_an_inner_guard() -> None:
+    # The inner guard reads the outer's checked input: the refusal is the outer's,
+    # so the inner lets it through and the outer answers.
+    inner = Utf8GuardWSGIMiddleware(echo, stream_body=True)
+    outer = Utf8GuardWSGIMiddleware(inner, stream_body=True)
+    assert violations(call(outer, bad_body()))[0]["kind"] == "overlong"
+
+
 def test_app_without_start_response_is_an_error() -> None:
     def app(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
         return []
@@ -522,6 +555,21 @@ def test_exc_info_before_and_after_the_body_began() -> None:
     environ = make_environ("/", b"fine", "text/plain")
     with pytest.raises(Boom, match="late"):
         call(guarded, environ)
+
+
+def test_binary_body_after_a_repaired_head_is_reported() -> None:
+    # The body turns out not to need checking: the request is decided and reported
+    # then (it was never reported under WSGI before).
+    events: list[ViolationEvent] = []
+    guarded = Utf8GuardWSGIMiddleware(
+        echo, mode="normalize", on_violation=events.append
+    )
+    png = b"\x89PNG\r\n\x1a\n\xff"
+    environ = make_environ("/", png, "image/png", QUERY_STRING="q=%FF")
+    assert seen_by(call(guarded, environ))["body"].encode("latin-1") == png
+    assert [(e.finding.kind.value, e.action) for e in events] == [
+        ("invalid_byte", "normalized")
+    ]
 
 
 def test_report_mode_lets_everything_through_and_reports() -> None:

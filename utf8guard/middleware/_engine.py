@@ -20,7 +20,7 @@ from ._respond import refuse
 from ._sniff import SniffingInspector
 from ._text import BodyInspector, body_finding
 
-__all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head"]
+__all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head", "content_length"]
 
 #: Findings kept and reported per request: enough to explain a refusal, bounded for
 #: logs and memory. The rest are counted, not kept; the decision weighs them all.
@@ -127,7 +127,8 @@ class BodyCheck:
 
     ``report`` is the head's (:attr:`HeadVerdict.report`): the request's one record
     is sent when the body is decided (refused, finished, not inspected) or at
-    :meth:`close`, whichever comes first.
+    :meth:`close`, whichever comes first. Which bytes may reach the app, and when,
+    is :mod:`._flow`'s business.
     """
 
     def __init__(
@@ -142,6 +143,7 @@ class BodyCheck:
             config, RequestSummary(scope_type=scope_type)
         )
         self._received = 0
+        self._finished = False
         self.refusal: Problem | None = None
         self.needs_repair = False
         self._inspector: BodyInspector | None = None
@@ -174,8 +176,8 @@ class BodyCheck:
             return self._received
         return self._inspector.checked
 
-    def feed(self, chunk: bytes) -> Problem | None:
-        """Check the next chunk; a problem means refuse the request now."""
+    def feed(self, chunk: bytes, *, last: bool = False) -> Problem | None:
+        """Check the next chunk (``last``: then the end); a problem means refuse now."""
         self._received += len(chunk)
         inspector = self._inspector
         if inspector is None:
@@ -183,15 +185,17 @@ class BodyCheck:
         findings = inspector.feed(chunk)
         if isinstance(inspector, SniffingInspector) and inspector.passed:
             self._inspector = None
+            self._report.emit()  # decided: the rest passes unread
             return None
         if self._over_limit(self._received):
             return self._too_large()
-        return self._decide(findings)
+        return self._decide(findings) or (self.finish() if last else None)
 
     def finish(self) -> Problem | None:
-        """Declare the end of the body; a problem means refuse the request."""
-        if self._inspector is None:
+        """Declare the end of the body (once; again is a no-op); a problem: refuse."""
+        if self._inspector is None or self._finished:
             return None
+        self._finished = True
         problem = self._decide(self._inspector.finish())
         self._report.emit()
         return problem
@@ -232,12 +236,22 @@ class BodyCheck:
         return problem
 
 
+def content_length(value: bytes) -> int | None:
+    """A Content-Length field value as a number, or None when it is not one.
+
+    RFC 9110 §8.6: ``Content-Length = 1*DIGIT``, ASCII digits only (no sign, no list,
+    no other script's digits), after the OWS around a field value (§5.5). The one
+    parser of the field: the framing check, the declared size, WSGI's
+    ``CONTENT_LENGTH``.
+    """
+    digits = value.strip(_OWS)
+    return int(digits) if digits.isdigit() else None
+
+
 def _declared_length(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
     """The Content-Length, if the request has exactly one that is a number."""
     values = [value for name, value in headers if name.lower() == b"content-length"]
-    if len(values) == 1 and values[0].strip(_OWS).isdigit():
-        return int(values[0])
-    return None
+    return content_length(values[0]) if len(values) == 1 else None
 
 
 def _framing_finding(headers: Sequence[tuple[bytes, bytes]]) -> Finding | None:
@@ -253,6 +267,6 @@ def _framing_finding(headers: Sequence[tuple[bytes, bytes]]) -> Finding | None:
     if not lengths:
         return None
     chunked = any(name.lower() == b"transfer-encoding" for name, _ in headers)
-    if len(lengths) > 1 or chunked or not lengths[0].strip(_OWS).isdigit():
+    if len(lengths) > 1 or chunked or content_length(lengths[0]) is None:
         return body_finding(RequestKind.AMBIGUOUS_FRAMING)
     return None

@@ -7,20 +7,16 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from .._stream import repair_stream
-from ._config import GuardConfig, GuardOptions, configure
-from ._engine import BodyCheck, HeadVerdict, check_head
+from ._engine import check_head
 from ._exclude import is_excluded
 from ._finding import ScopeType
+from ._flow import BodyBuffer, BodyFlow, Route, StreamGate
+from ._guard import Guard
 from ._problem import Problem
 from ._report import summarize
 from ._request import RequestHead
-from ._spool import BodySpool
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
 
 __all__ = ["ASGIApp", "Receive", "Scope", "Send", "Utf8GuardMiddleware"]
 
@@ -41,38 +37,23 @@ _WS_RESPONSE: Final = "websocket.http.response"
 _WS_POLICY_VIOLATION: Final = 1008
 
 
-class Utf8GuardMiddleware:
+class Utf8GuardMiddleware(Guard[ASGIApp]):
     """Refuse requests with invalid UTF-8 before routing (Starlette, FastAPI, any ASGI).
 
     ``app.add_middleware(Utf8GuardMiddleware)`` or ``Utf8GuardMiddleware(app)``. Checks
     path (strict percent-decoding, traversal tricks), query, headers and the body of
     text, JSON, form and multipart requests; see :class:`GuardConfig` for the options
-    and SECURITY.md for what each refusal stops. ``http`` and ``websocket`` scopes are
-    checked; ``lifespan`` and other scopes pass through.
+    (keywords, or one ``config``) and SECURITY.md for what each refusal stops.
+    ``http`` and ``websocket`` scopes are checked; ``lifespan`` and other scopes pass
+    through; ``exclude_paths`` routes skip the query, header and body checks.
 
-    Pass the options as keywords, or one ready :class:`GuardConfig` as ``config``
-    (not both). Security-relevant defaults: ``mode="block"`` answers 400
-    application/problem+json (413 over ``max_body_size``); the body of an inspected
-    type is validated in full before the application sees a byte of it (held in
-    memory up to ``memory_body_size``, then in a temporary file). ``stream_body=True``
-    instead passes checked bytes on as they arrive and aborts the request at the
-    first violation, after the application has seen the valid part before it.
-    ``exclude_paths`` routes skip the query, header and body checks.
-
-    Raises:
-        ValueError: an unknown mode or a size that is not positive.
-        TypeError: an option of the wrong type, or both ``config`` and options.
+    Security-relevant defaults: ``mode="block"`` answers 400 application/problem+json
+    (413 over ``max_body_size``). An inspected body is received and validated in full
+    before the application sees a byte of it (held in memory up to
+    ``memory_body_size``, then in a temporary file). ``stream_body=True`` instead
+    passes checked bytes on as they arrive and aborts the request at the first
+    violation, after the application has seen the valid part before it.
     """
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        *,
-        config: GuardConfig | None = None,
-        **options: Unpack[GuardOptions],
-    ) -> None:
-        self.app = app
-        self.config = configure(config, options)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -105,8 +86,9 @@ class Utf8GuardMiddleware:
             verdict.report.emit()
             await self.app(scope, receive, send)
             return
-        exchange = _Exchange(self.app, self.config, verdict, scope)
-        await exchange.run(receive, send)
+        has_body = _has_body(scope, verdict.head.headers)
+        flow = BodyFlow(verdict, self.config, scope_type, has_body=has_body)
+        await _Exchange(self.app, flow, scope, verdict.head.headers).run(receive, send)
 
 
 def _head(scope: Scope) -> RequestHead:
@@ -179,101 +161,95 @@ def _body_of(message: Message) -> bytes:
     return body
 
 
-def _has_no_body(scope: Scope, headers: Sequence[Sequence[bytes]]) -> bool:
-    """RFC 9112 §6.3 item 7: an HTTP/1 request with neither Content-Length nor
-    Transfer-Encoding has an empty body (HTTP/2 and 3 frame bodies without them)."""
+def _has_body(scope: Scope, headers: Sequence[tuple[bytes, bytes]]) -> bool:
+    """False when RFC 9112 §6.3 item 7 says there is no body: an HTTP/1 request with
+    neither Content-Length nor Transfer-Encoding (HTTP/2 and 3 frame bodies without
+    them)."""
     if scope.get("http_version") not in ("1.0", "1.1"):
-        return False
-    names = {bytes(pair[0]).lower() for pair in headers}
-    return b"content-length" not in names and b"transfer-encoding" not in names
+        return True
+    names = {name.lower() for name, _ in headers}
+    return b"content-length" in names or b"transfer-encoding" in names
 
 
 class _Exchange:
-    """One HTTP request/response: reads and checks the body, then runs the app."""
+    """One HTTP request/response: takes the body the engine's way, then runs the app."""
 
     def __init__(
-        self, app: ASGIApp, config: GuardConfig, verdict: HeadVerdict, scope: Scope
+        self,
+        app: ASGIApp,
+        flow: BodyFlow,
+        scope: Scope,
+        headers: Sequence[tuple[bytes, bytes]],
     ) -> None:
         self.app = app
-        self.config = config
-        self.head = verdict.head
+        self.flow = flow
         self.scope = scope
-        self.body = BodyCheck(verdict.head.headers, config, "http", verdict.report)
+        self.headers = headers
 
     async def run(self, receive: Receive, send: Send) -> None:
         try:
             await self._run(receive, send)
         finally:
-            self.body.close()
+            self.flow.close()
 
     async def _run(self, receive: Receive, send: Send) -> None:
-        problem = self.body.refusal
-        no_body = _has_no_body(self.scope, self.head.headers)
-        if problem is None and self.body.inspected and no_body:
-            problem = self.body.finish()  # checked as empty, without a receive()
-            if problem is None:
-                await self.app(self.scope, receive, send)
-                return
-        if problem is not None:
-            await _send_problem(send, problem)
-        elif not self.body.inspected:
+        route = self.flow.route
+        if self.flow.problem is not None:  # Route.REFUSE
+            await _send_problem(send, self.flow.problem)
+        elif route is Route.PASS or route is Route.EMPTY:
+            # EMPTY: checked as empty without a receive(); the app reads the server's.
             await self.app(self.scope, receive, send)
-        elif self.config.stream_body or self.config.mode == "report":
-            streaming = _StreamingReceive(self.body, receive, send, self.config.mode)
-            await self.app(self.scope, streaming.receive, streaming.send)
-        else:
+        elif route is Route.BUFFER:
             await self._buffered(receive, send)
+        else:
+            streaming = _StreamingReceive(self.flow.gate(), receive, send)
+            await self.app(self.scope, streaming.receive, streaming.send)
 
     async def _buffered(self, receive: Receive, send: Send) -> None:
-        spool = BodySpool(self.config.memory_body_size)
+        buffer = self.flow.buffer()
         try:
-            more = await self._read_into(spool, receive, send)
+            more = await _read_into(buffer, receive, send)
             if more is None:
                 return
-            if self.body.needs_repair:
-                spool = self._repaired(spool)
+            spool = buffer.release()
+            if buffer.repaired:
+                self.scope = _with_length(self.scope, self.headers, spool.size)
             replay = _Replay(spool.chunks(), receive, more=more)
             await self.app(self.scope, replay, send)
         finally:
-            spool.close()
+            buffer.close()
 
-    async def _read_into(
-        self, spool: BodySpool, receive: Receive, send: Send
-    ) -> bool | None:
-        """Read and check the body into ``spool``.
 
-        None if it was refused or the client left; else whether more body messages
-        follow unread (a body of a binary type that turned out not to be JSON).
-        """
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return None
-            chunk = _body_of(message)
-            more = bool(message.get("more_body", False))
-            problem = self.body.feed(chunk) or (None if more else self.body.finish())
-            if problem is not None:
-                await _send_problem(send, problem)
-                return None
-            spool.append(chunk)
-            if not self.body.inspected:
-                return more
-        return False
+async def _read_into(buffer: BodyBuffer, receive: Receive, send: Send) -> bool | None:
+    """Receive the body into ``buffer``; on a refusal, send it.
 
-    def _repaired(self, spool: BodySpool) -> BodySpool:
-        """The body with each invalid sequence replaced; Content-Length to match."""
-        fixed = BodySpool(self.config.memory_body_size)
-        for piece in repair_stream(spool.chunks(), self.config.policy):
-            fixed.append(piece)
-        spool.close()
-        length = str(fixed.size).encode("ascii")
-        self.scope = dict(self.scope)
-        self.scope["headers"] = [
-            [name, length if name.lower() == b"content-length" else value]
-            for name, value in self.head.headers
-        ]
-        return fixed
+    None if it was refused or the client left; else whether more body messages
+    follow unread (a body of a binary type that turned out not to be JSON).
+    """
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        more = bool(message.get("more_body", False))
+        problem = buffer.feed(_body_of(message), last=not more)
+        if problem is not None:
+            await _send_problem(send, problem)
+            return None
+        if not more or buffer.passing:
+            return more
+
+
+def _with_length(
+    scope: Scope, headers: Sequence[tuple[bytes, bytes]], size: int
+) -> Scope:
+    """A copy of ``scope`` with ``headers``, Content-Length set to ``size``."""
+    length = str(size).encode("ascii")
+    changed = dict(scope)
+    changed["headers"] = [
+        [name, length if name.lower() == b"content-length" else value]
+        for name, value in headers
+    ]
+    return changed
 
 
 class _Replay:
@@ -304,23 +280,18 @@ class _Replay:
 
 
 class _StreamingReceive:
-    """Checks each body message as the app receives it (stream_body, report mode).
+    """``receive`` and ``send`` for the app while the gate checks the body.
 
-    Only bytes known clean are passed on; an unfinished sequence at a chunk's end
-    waits for the next chunk. In block and normalize modes the first violation ends
-    the request: a 400 if the app has not started its response, and in any case a
-    ``http.disconnect`` to the app, whose further messages are dropped.
+    Each body message carries the bytes the gate releases. At a refusal (block and
+    normalize modes) the request ends: a 400 if the app has not started its
+    response, and in any case a ``http.disconnect`` to the app, whose further
+    messages are dropped.
     """
 
-    def __init__(
-        self, body: BodyCheck, receive: Receive, send: Send, mode: str
-    ) -> None:
-        self._body = body
+    def __init__(self, gate: StreamGate, receive: Receive, send: Send) -> None:
+        self._gate = gate
         self._receive = receive
         self._send = send
-        self._report_only = mode == "report"
-        self._held = b""
-        self._forwarded = 0
         self._started = False
         self._aborted = False
 
@@ -330,23 +301,16 @@ class _StreamingReceive:
         message = await self._receive()
         if message["type"] != "http.request":
             return message
-        chunk = _body_of(message)
         more = bool(message.get("more_body", False))
-        problem = self._body.feed(chunk) or (None if more else self._body.finish())
-        if self._report_only:
-            return message
-        if problem is not None:
-            self._aborted = True
-            if not self._started:
-                self._started = True
-                await _send_problem(self._send, problem)
-            return dict(_DISCONNECT)
-        data = self._held + chunk if self._held else chunk
-        ready = len(data) if not more else self._body.checked - self._forwarded
-        self._held = data[ready:]
-        self._forwarded += ready
-        forward = data if ready == len(data) else data[:ready]
-        return {"type": "http.request", "body": forward, "more_body": more}
+        released = self._gate.feed(_body_of(message), last=not more)
+        problem = self._gate.problem
+        if problem is None:
+            return {"type": "http.request", "body": released, "more_body": more}
+        self._aborted = True
+        if not self._started:
+            self._started = True
+            await _send_problem(self._send, problem)
+        return dict(_DISCONNECT)
 
     async def send(self, message: Message) -> None:
         if self._aborted:
