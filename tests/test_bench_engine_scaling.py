@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bench import bench_engine_scaling as bench
 from bench._shapes import BODY_SHAPES, HEAD_SHAPES
+from utf8guard.middleware import GuardConfig
 
 
 def test_sizes_double_up_to_the_largest() -> None:
@@ -22,7 +23,7 @@ def test_table_shows_growth_per_shape() -> None:
 def test_every_shape_runs_through_the_engine() -> None:
     # Tiny sizes: each head shape is refused or passed, each body shape is fed and
     # finished, without a server.
-    config = bench.GuardConfig()
+    config = GuardConfig()
     for shape in HEAD_SHAPES:
         bench._head_run(shape, 64, config)()
     for shape in BODY_SHAPES:
