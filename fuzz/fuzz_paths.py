@@ -23,14 +23,20 @@ import unicodedata
 from pathlib import PurePosixPath
 from typing import Final
 
-from utf8guard.paths import UnsafePathError, check_path, safe_filename, safe_join
+from utf8guard.paths import (
+    Platform,
+    UnsafePathError,
+    check_path,
+    safe_filename,
+    safe_join,
+)
 
 __all__ = ["MAX_LEN", "TestOneInput", "check", "main"]
 
 HEADER_BYTES: Final = 2
 #: libFuzzer -max_len: a few names of NAME_MAX bytes.
 MAX_LEN: Final = 1024
-PLATFORMS: Final = ("universal", "windows", "posix", "universal")
+PLATFORMS: Final[tuple[Platform, ...]] = ("universal", "windows", "posix", "universal")
 BASE: Final = PurePosixPath("/srv/base")
 
 
@@ -41,7 +47,7 @@ def _fail(what: str, data: bytes, **sides: object) -> None:
 
 
 def _check_filename(
-    data: bytes, name: str | bytes, platform: str, max_bytes: int, replace: bool
+    data: bytes, name: str | bytes, platform: Platform, max_bytes: int, replace: bool
 ) -> None:
     replacement = "_" if replace else None
     try:
@@ -66,7 +72,7 @@ def _check_filename(
         _fail("not idempotent", data, first=fixed, second=again)
 
 
-def _check_join(data: bytes, parts: list[str], platform: str) -> None:
+def _check_join(data: bytes, parts: list[str], platform: Platform) -> None:
     try:
         joined = PurePosixPath(safe_join(BASE, *parts, platform=platform))
     except UnsafePathError:
@@ -84,7 +90,7 @@ def _check_join(data: bytes, parts: list[str], platform: str) -> None:
             _fail("joined component is not safe", data, path=joined, part=part)
 
 
-def _check_report(data: bytes, path: str | bytes, platform: str) -> None:
+def _check_report(data: bytes, path: str | bytes, platform: Platform) -> None:
     found = check_path(path, platform=platform)
     spans = [(v.start, v.end) for v in found]
     if spans != sorted(spans) or any(not 0 <= s <= e <= len(path) for s, e in spans):

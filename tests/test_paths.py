@@ -368,7 +368,7 @@ def test_argument_checks() -> None:
     with pytest.raises(TypeError, match="max_bytes must be an int, not bool"):
         safe_filename("a", max_bytes=True)
     with pytest.raises(ValueError, match="platform must be"):
-        safe_filename("a", platform="macos")
+        safe_filename("a", platform="macos")  # type: ignore[arg-type]  # refused at run time too
     with pytest.raises(TypeError, match="replacement must be a str, not bytes"):
         safe_filename("a", replacement=b"_")  # type: ignore[arg-type]  # under test
     for bad in ("/", ".", " ", "\x00", "\u200b"):
@@ -428,7 +428,7 @@ def test_check_path_argument_checks() -> None:
     with pytest.raises(TypeError):
         check_path(3)  # type: ignore[arg-type]  # the check under test
     with pytest.raises(ValueError, match="platform"):
-        check_path("a", platform="dos")
+        check_path("a", platform="dos")  # type: ignore[arg-type]  # refused at run time too
 
 
 def test_safe_join_keeps_names(tmp_path: Path) -> None:
@@ -471,7 +471,7 @@ def test_safe_join_argument_checks(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         safe_join(tmp_path, 1)  # type: ignore[arg-type]  # the check under test
     with pytest.raises(ValueError, match="platform"):
-        safe_join(tmp_path, "a", platform="")
+        safe_join(tmp_path, "a", platform="")  # type: ignore[arg-type]  # refused at run time too
     assert safe_join(tmp_path, "CON", platform="posix") == tmp_path / "CON"
 
 

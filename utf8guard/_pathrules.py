@@ -12,7 +12,7 @@ import enum
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Final
+from typing import Final, Literal, get_args
 
 from ._policy import Policy
 from ._ranges import Ranges, in_ranges
@@ -23,6 +23,7 @@ __all__ = [
     "LOOKALIKE_SEPARATORS",
     "PLATFORMS",
     "PathKind",
+    "Platform",
     "char_violations",
     "check_platform",
     "is_reserved_name",
@@ -85,8 +86,11 @@ class PathKind(str, enum.Enum):
         return self.value
 
 
-#: ``platform`` values: which name rules apply.
-PLATFORMS: Final = ("universal", "windows", "posix")
+#: Which name rules apply: Windows's everywhere ("universal", the default), on Windows
+#: only ("windows"), or POSIX's alone ("posix").
+Platform = Literal["universal", "windows", "posix"]
+#: The ``platform`` values, for argument parsers and messages.
+PLATFORMS: Final[tuple[Platform, ...]] = get_args(Platform)
 
 SEPARATORS: Final = "/\\"
 # Microsoft, "Naming Files, Paths, and Namespaces": reserved characters (besides the
@@ -249,7 +253,7 @@ def _ignorable_allowed(text: str, index: int) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def _context_free_kind(ch: str, policy: Policy, platform: str) -> PathKind | None:
+def _context_free_kind(ch: str, policy: Policy, platform: Platform) -> PathKind | None:
     """The rule ``ch`` breaks wherever it stands; DEFAULT_IGNORABLE still needs the
     context check. Cached: a name's alphabet is small and repeats."""
     cp = ord(ch)
@@ -273,7 +277,9 @@ def _context_free_kind(ch: str, policy: Policy, platform: str) -> PathKind | Non
     return None
 
 
-def _char_kind(text: str, index: int, policy: Policy, platform: str) -> PathKind | None:
+def _char_kind(
+    text: str, index: int, policy: Policy, platform: Platform
+) -> PathKind | None:
     kind = _context_free_kind(text[index], policy, platform)
     if kind is PathKind.DEFAULT_IGNORABLE and _ignorable_allowed(text, index):
         return None
@@ -281,7 +287,7 @@ def _char_kind(text: str, index: int, policy: Policy, platform: str) -> PathKind
 
 
 def char_violations(
-    text: str, policy: Policy, platform: str
+    text: str, policy: Policy, platform: Platform
 ) -> Iterator[tuple[PathKind, int]]:
     """Yield ``(kind, index)`` for each character of ``text`` that a name must not hold.
 
@@ -317,7 +323,7 @@ def is_reserved_name(name: str) -> bool:
 
 
 def name_violations(
-    name: str, platform: str, max_bytes: int
+    name: str, platform: Platform, max_bytes: int
 ) -> Iterator[tuple[PathKind, int, int]]:
     """Yield ``(kind, start, end)`` in characters for rules about the whole name."""
     if not name:

@@ -26,6 +26,7 @@ from typing import Final
 from ._pathrules import (
     WINDOWS_TRAILING,
     PathKind,
+    Platform,
     char_violations,
     check_platform,
     is_reserved_name,
@@ -39,6 +40,7 @@ from ._violation import describe
 __all__ = [
     "PathKind",
     "PathViolation",
+    "Platform",
     "UnsafePathError",
     "check_path",
     "safe_filename",
@@ -79,7 +81,7 @@ class UnsafePathError(ValueError):
         self.kind = kind
 
 
-def _check_limits(max_bytes: int, platform: str) -> None:
+def _check_limits(max_bytes: int, platform: Platform) -> None:
     check_platform(platform)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int):
         raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
@@ -146,7 +148,9 @@ def _truncate(text: str, max_bytes: int) -> str:
     return _cut(stem, max_bytes - utf8_length(extension)) + extension
 
 
-def _replace_once(text: str, replacement: str, platform: str, max_bytes: int) -> str:
+def _replace_once(
+    text: str, replacement: str, platform: Platform, max_bytes: int
+) -> str:
     bad = {index for _, index in char_violations(text, IDENTIFIER, platform)}
     chars = (replacement if i in bad else ch for i, ch in enumerate(text))
     text = unicodedata.normalize("NFC", "".join(chars))
@@ -161,7 +165,7 @@ def _replace_once(text: str, replacement: str, platform: str, max_bytes: int) ->
     return _truncate(text, max_bytes)
 
 
-def _check_replacement(replacement: str, platform: str) -> None:
+def _check_replacement(replacement: str, platform: Platform) -> None:
     if not isinstance(replacement, str):
         raise TypeError(f"replacement must be a str, not {type(replacement).__name__}")
     if any(char_violations(replacement, IDENTIFIER, platform)) or any(
@@ -172,7 +176,9 @@ def _check_replacement(replacement: str, platform: str) -> None:
         )
 
 
-def _first_problem(text: str, platform: str, max_bytes: int) -> UnsafePathError | None:
+def _first_problem(
+    text: str, platform: Platform, max_bytes: int
+) -> UnsafePathError | None:
     for kind, index in char_violations(text, IDENTIFIER, platform):
         return _error(kind, index, index + 1, text)
     for kind, start, end in name_violations(text, platform, max_bytes):
@@ -187,7 +193,7 @@ def safe_filename(
     *,
     replacement: str | None = None,
     max_bytes: int = MAX_NAME_BYTES,
-    platform: str = "universal",
+    platform: Platform = "universal",
 ) -> str:
     """Return ``name`` as one safe, NFC-normalised filename component.
 
@@ -245,7 +251,7 @@ def safe_join(
     base: str | os.PathLike[str],
     *parts: str | BytesLike,
     resolve_symlinks: bool = False,
-    platform: str = "universal",
+    platform: Platform = "universal",
 ) -> Path:
     """Join untrusted ``parts`` under ``base``; the result never leaves ``base``.
 
@@ -323,7 +329,7 @@ def check_path(
     path: str | BytesLike,
     policy: Policy = IDENTIFIER,
     *,
-    platform: str = "universal",
+    platform: Platform = "universal",
     max_bytes: int = MAX_NAME_BYTES,
 ) -> list[PathViolation]:
     """Every problem in a relative ``/``-separated path, in order; ``[]`` if safe.
