@@ -320,3 +320,9 @@ def echo_server(
     """
     env = e2e_env(name, lifetime_seconds=lifetime_seconds)
     return ServerProcess(_ECHO_SERVERS[name], env=env, log=log)
+
+
+def uvicorn_server(factory: str, *, lifetime_seconds: int) -> ServerProcess:
+    """uvicorn running the e2e app factory ``factory``, to start in a ``with``."""
+    env = e2e_env("uvicorn", lifetime_seconds=lifetime_seconds)
+    return ServerProcess(uvicorn(factory), env=env)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .._servers import HOST, ServerProcess, e2e_env, echo_server, request, uvicorn
+from .._servers import HOST, echo_server, request, uvicorn_server
 from .test_e2e_wsgi import SERVERS
 
 #: Host, port and which server it is.
@@ -62,9 +62,8 @@ def test_odd_chunked_body_is_never_a_500(wsgi_server: Server, body: bytes) -> No
 
 @pytest.fixture(scope="module")
 def fastapi_server() -> Iterator[tuple[str, int]]:
-    command = uvicorn("tests.middleware.e2e_fastapi_app:create")
-    env = e2e_env("uvicorn", lifetime_seconds=120)
-    with ServerProcess(command, env=env) as process:
+    factory = "tests.middleware.e2e_fastapi_app:create"
+    with uvicorn_server(factory, lifetime_seconds=120) as process:
         yield HOST, process.port
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .._servers import HOST, ServerProcess, e2e_env, request, uvicorn
+from .._servers import HOST, request, uvicorn_server
 from .test_multipart_parsers import ROWS, VALID, starlette
 
 pytest.importorskip("starlette")
@@ -20,9 +20,8 @@ pytest.importorskip("starlette")
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, int]]:
-    command = uvicorn("tests.middleware.e2e_form_app:create")
-    env = e2e_env("uvicorn", lifetime_seconds=120)
-    with ServerProcess(command, env=env) as process:
+    factory = "tests.middleware.e2e_form_app:create"
+    with uvicorn_server(factory, lifetime_seconds=120) as process:
         yield HOST, process.port
 
 
