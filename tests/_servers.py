@@ -4,7 +4,9 @@ Raw sockets, so no client normalises the path or re-encodes a header (httpx and
 requests do both). A server gets an inherited listening socket (``fd``) or, for
 servers that cannot take one (Django's ``runserver``), a free port; it is stopped
 by its PID, and it exits by itself after a lifetime the test passes in its
-environment, so a test run that dies cannot leave a server behind.
+environment, so a test run that dies cannot leave a server behind. Each server
+kind's argv is built here once (``uvicorn``, ``hypercorn``, ``gunicorn``,
+``werkzeug``, ``runserver``), for the e2e and the differential suites.
 """
 
 from __future__ import annotations
