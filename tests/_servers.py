@@ -4,7 +4,9 @@ Raw sockets, so no client normalises the path or re-encodes a header (httpx and
 requests do both). A server gets an inherited listening socket (``fd``) or, for
 servers that cannot take one (Django's ``runserver``), a free port; it is stopped
 by its PID, and it exits by itself after a lifetime the test passes in its
-environment, so a test run that dies cannot leave a server behind.
+environment, so a test run that dies cannot leave a server behind. Each server
+kind's argv is built here once (``uvicorn``, ``hypercorn``, ``gunicorn``,
+``werkzeug``, ``runserver``), for the e2e and the differential suites.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +35,9 @@ REQUEST_TIMEOUT_SECONDS: Final = 20.0
 START_TIMEOUT_SECONDS: Final = 60.0
 #: Seconds a stopped server gets to exit after SIGTERM, before SIGKILL.
 STOP_GRACE_SECONDS: Final = 10.0
+
+#: A server's argv, given an inherited listening socket's fd (or a port to bind).
+Command = Callable[[int], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +158,7 @@ class ServerProcess:
     socket; otherwise it gets a free port to bind. ``ready`` is a request that must
     get any HTTP response before the server counts as started. ``log``: a file for
     the server's stderr (appended to across restarts); by default it inherits ours.
+    As a context manager it is started on entry and stopped on exit.
     """
 
     def __init__(
@@ -167,6 +174,13 @@ class ServerProcess:
         self._inherit, self._ready, self._log = inherit_socket, ready, log
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> ServerProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
     def start(self) -> None:
         """Start the server and wait until it answers (or raise RuntimeError)."""
@@ -216,3 +230,101 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=STOP_GRACE_SECONDS)
+
+
+def uvicorn(factory: str, *, http: str = "auto", lifespan: str = "auto") -> Command:
+    """uvicorn running the app factory ``factory`` (``module:function``)."""
+
+    def command(fd: int) -> list[str]:
+        return [
+            *(sys.executable, "-m", "uvicorn", "--factory", factory),
+            *("--fd", str(fd), "--http", http, "--lifespan", lifespan),
+            *("--no-access-log", "--log-level", "warning"),
+        ]
+
+    return command
+
+
+def hypercorn(app: str) -> Command:
+    """Hypercorn running ``app`` (``module:expression``)."""
+
+    def command(fd: int) -> list[str]:
+        # --workers 0: serve in this process (hypercorn/run.py): its PID is the server.
+        return [
+            *(sys.executable, "-m", "hypercorn", "--bind", f"fd://{fd}"),
+            *("--workers", "0", "--log-level", "warning", app),
+        ]
+
+    return command
+
+
+def gunicorn(app: str) -> Command:
+    """Gunicorn with one sync worker running ``app`` (``module:expression``)."""
+
+    def command(fd: int) -> list[str]:
+        return [
+            *(sys.executable, "-m", "gunicorn", "--bind", f"fd://{fd}"),
+            *("--worker-class", "sync", "--workers", "1", "--log-level", "warning"),
+            app,
+        ]
+
+    return command
+
+
+def werkzeug(module: str) -> Command:
+    """``python -m module FD``: a module that serves on the socket with Werkzeug."""
+
+    def command(fd: int) -> list[str]:
+        return [sys.executable, "-m", module, str(fd)]
+
+    return command
+
+
+def runserver(port: int) -> list[str]:
+    """Django's ``runserver``, binding ``port`` itself (so ``inherit_socket=False``).
+
+    The settings come from ``DJANGO_SETTINGS_MODULE`` in the server's environment.
+    """
+    return [
+        *(sys.executable, "-m", "django", "runserver", f"{HOST}:{port}"),
+        *("--noreload", "--skip-checks"),
+    ]
+
+
+_ASGI_ECHO: Final = "tests.middleware.e2e_app:create"
+#: The middleware's e2e echo apps (``tests/middleware/e2e_app.py`` under ASGI,
+#: ``e2e_wsgi_app.py`` under WSGI) on each server, by the name tests give it.
+_ECHO_SERVERS: Final[Mapping[str, Command]] = {
+    "uvicorn-h11": uvicorn(_ASGI_ECHO, http="h11"),
+    "uvicorn-httptools": uvicorn(_ASGI_ECHO, http="httptools"),
+    "hypercorn": hypercorn(f"{_ASGI_ECHO}()"),
+    "werkzeug": werkzeug("tests.middleware.e2e_wsgi_app"),
+    "gunicorn": gunicorn("tests.middleware.e2e_wsgi_app:create()"),
+}
+
+
+def e2e_env(server: str, *, lifetime_seconds: int) -> dict[str, str]:
+    """The environment of a middleware e2e app run by ``server`` (a name as above)."""
+    env = {"UTF8GUARD_E2E_LIFETIME": str(lifetime_seconds)}
+    if server == "gunicorn":
+        # The app's exit timer then stops the Gunicorn master too (e2e_wsgi_app).
+        env["UTF8GUARD_E2E_GUNICORN"] = "1"
+    return env
+
+
+def echo_server(
+    name: str, *, lifetime_seconds: int, log: Path | None = None
+) -> ServerProcess:
+    """The echo app on the server ``name``, to start in a ``with``.
+
+    ``name``: ``"uvicorn-h11"``, ``"uvicorn-httptools"``, ``"hypercorn"``,
+    ``"werkzeug"`` or ``"gunicorn"``.
+    """
+    env = e2e_env(name, lifetime_seconds=lifetime_seconds)
+    return ServerProcess(_ECHO_SERVERS[name], env=env, log=log)
+
+
+def uvicorn_server(factory: str, *, lifetime_seconds: int) -> ServerProcess:
+    """uvicorn running the e2e app factory ``factory``, to start in a ``with``."""
+    env = e2e_env("uvicorn", lifetime_seconds=lifetime_seconds)
+    return ServerProcess(uvicorn(factory), env=env)

@@ -26,11 +26,10 @@ the suite prints it after every run, and counts it as refused):
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from .._servers import Command, gunicorn, hypercorn, runserver, uvicorn, werkzeug
 from .echo import DJANGO_SETTINGS, KILL_PARENT_ENV
 
 
@@ -41,53 +40,13 @@ class Stack:
     id: str
     requires: tuple[str, ...]
     #: argv, given an inherited socket's fd (or a port, when ``inherit_socket`` is off)
-    command: Callable[[int], Sequence[str]]
+    command: Command
     inherit_socket: bool = True
     env: dict[str, str] = field(default_factory=dict)
 
 
-def _uvicorn(http: str, factory: str) -> Callable[[int], Sequence[str]]:
-    def command(fd: int) -> Sequence[str]:
-        return [
-            *(sys.executable, "-m", "uvicorn", "--factory", factory),
-            *("--fd", str(fd), "--http", http, "--lifespan", "off"),
-            *("--no-access-log", "--log-level", "warning"),
-        ]
-
-    return command
-
-
-def _hypercorn(factory: str) -> Callable[[int], Sequence[str]]:
-    def command(fd: int) -> Sequence[str]:
-        # --workers 0: serve in this process (hypercorn/run.py): its PID is the server.
-        return [
-            *(sys.executable, "-m", "hypercorn", "--bind", f"fd://{fd}"),
-            *("--workers", "0", "--log-level", "warning", factory),
-        ]
-
-    return command
-
-
-def _gunicorn(app: str) -> Callable[[int], Sequence[str]]:
-    def command(fd: int) -> Sequence[str]:
-        return [
-            *(sys.executable, "-m", "gunicorn", "--bind", f"fd://{fd}"),
-            *("--worker-class", "sync", "--workers", "1", "--log-level", "warning"),
-            app,
-        ]
-
-    return command
-
-
-def _werkzeug(fd: int) -> Sequence[str]:
-    return [sys.executable, "-m", "tests.differential.flask_echo", str(fd)]
-
-
-def _runserver(port: int) -> Sequence[str]:
-    return [
-        *(sys.executable, "-m", "django", "runserver", f"127.0.0.1:{port}"),
-        *("--noreload", "--skip-checks"),
-    ]
+def _uvicorn(http: str, factory: str) -> Command:
+    return uvicorn(factory, http=http, lifespan="off")
 
 
 _STARLETTE: Final = "tests.differential.asgi_echo:starlette_app"
@@ -106,16 +65,17 @@ STACKS: Final = (
     Stack("uvicorn-httptools-fastapi", ("uvicorn", "httptools", *_ASGI),
           _uvicorn("httptools", _FASTAPI)),
     Stack("hypercorn-starlette", ("hypercorn", *_ASGI),
-          _hypercorn(f"{_STARLETTE}()")),
+          hypercorn(f"{_STARLETTE}()")),
     Stack("hypercorn-fastapi", ("hypercorn", *_ASGI),
-          _hypercorn(f"{_FASTAPI}()")),
+          hypercorn(f"{_FASTAPI}()")),
     Stack("gunicorn-flask", ("gunicorn", "flask"),
-          _gunicorn("tests.differential.flask_echo:create()"),
+          gunicorn("tests.differential.flask_echo:create()"),
           env={KILL_PARENT_ENV: "1"}),
-    Stack("werkzeug-flask", ("werkzeug", "flask"), _werkzeug),
+    Stack("werkzeug-flask", ("werkzeug", "flask"),
+          werkzeug("tests.differential.flask_echo")),
     Stack("gunicorn-django", ("gunicorn", "django"),
-          _gunicorn("tests.differential.django_echo:create()"),
+          gunicorn("tests.differential.django_echo:create()"),
           env={KILL_PARENT_ENV: "1", **_DJANGO_ENV}),
-    Stack("runserver-django", ("django",), _runserver, inherit_socket=False,
+    Stack("runserver-django", ("django",), runserver, inherit_socket=False,
           env=_DJANGO_ENV),
 )  # fmt: skip

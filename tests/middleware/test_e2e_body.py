@@ -8,17 +8,12 @@ body model, whatever its Content-Type, and answered F10 with a 500.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 
 import pytest
 
-from .._servers import ROOT, request
-from .test_e2e_wsgi import SERVERS, _command
+from .._servers import HOST, echo_server, request, uvicorn_server
+from .test_e2e_wsgi import SERVERS
 
 #: Host, port and which server it is.
 Server = tuple[str, int, str]
@@ -36,39 +31,16 @@ ODD_CHUNKS = [
 
 
 @pytest.fixture(scope="module", params=SERVERS)
-def wsgi_server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    port = listener.getsockname()[1]
-    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="120")
-    if request.param == "gunicorn":
-        env["UTF8GUARD_E2E_GUNICORN"] = "1"
-    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        _command(request.param, listener.fileno()),
-        cwd=ROOT,
-        env=env,
-        pass_fds=[listener.fileno()],
-        stderr=subprocess.PIPE,
-    )
-    listener.close()
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield "127.0.0.1", port, request.param
-    finally:
-        process.terminate()
-        _, log = process.communicate(timeout=10)
-        # The guard logs kinds and offsets; never a traceback with the body's bytes.
-        assert b"Traceback" not in log
-        assert b"\xff" not in log
+def wsgi_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    name: str = request.param
+    log = tmp_path_factory.mktemp(name) / "stderr.log"
+    with echo_server(name, lifetime_seconds=120, log=log) as process:
+        yield HOST, process.port, name
+    # The guard logs kinds and offsets; never a traceback with the body's bytes.
+    assert b"Traceback" not in log.read_bytes()
+    assert b"\xff" not in log.read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -90,41 +62,9 @@ def test_odd_chunked_body_is_never_a_500(wsgi_server: Server, body: bytes) -> No
 
 @pytest.fixture(scope="module")
 def fastapi_server() -> Iterator[tuple[str, int]]:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    port = listener.getsockname()[1]
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        "tests.middleware.e2e_fastapi_app:create",
-        "--fd",
-        str(listener.fileno()),
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="120")
-    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        command, cwd=ROOT, env=env, pass_fds=[listener.fileno()]
-    )
-    listener.close()
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield "127.0.0.1", port
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    factory = "tests.middleware.e2e_fastapi_app:create"
+    with uvicorn_server(factory, lifetime_seconds=120) as process:
+        yield HOST, process.port
 
 
 def _post(target: bytes, content_type: bytes | None, body: bytes) -> bytes:
@@ -219,44 +159,14 @@ def test_clean_json_under_any_type_passes(fastapi_server: tuple[str, int]) -> No
         assert (status, reply) == (200, {"json": ascii({"a": expected})})
 
 
-ASGI_SERVERS = {
-    "uvicorn-h11": ["-m", "uvicorn", "--http", "h11"],
-    "uvicorn-httptools": ["-m", "uvicorn", "--http", "httptools"],
-    "hypercorn": ["-m", "hypercorn"],
-}
+ASGI_SERVERS = ("uvicorn-h11", "uvicorn-httptools", "hypercorn")
 
 
 @pytest.fixture(scope="module", params=ASGI_SERVERS)
 def asgi_server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    port = listener.getsockname()[1]
-    fd = str(listener.fileno())
-    app = "tests.middleware.e2e_app:create"
-    if request.param == "hypercorn":
-        args = [*ASGI_SERVERS["hypercorn"], "--bind", f"fd://{fd}", f"{app}()"]
-    else:
-        args = [*ASGI_SERVERS[request.param], "--factory", app, "--fd", fd]
-    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="120")
-    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        [sys.executable, *args], cwd=ROOT, env=env, pass_fds=[listener.fileno()]
-    )
-    listener.close()
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield "127.0.0.1", port, request.param
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    name: str = request.param
+    with echo_server(name, lifetime_seconds=120) as process:
+        yield HOST, process.port, name
 
 
 _POST = b"POST /t HTTP/1.1\r\nContent-Type: text/plain\r\n"

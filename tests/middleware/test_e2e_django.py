@@ -10,104 +10,44 @@ the ASGI suite's (``test_e2e_uvicorn``).
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from .._servers import free_port
+from .._servers import (
+    HOST,
+    Command,
+    ServerProcess,
+    e2e_env,
+    gunicorn,
+    runserver,
+    uvicorn,
+)
 from .._servers import request as send
 from .test_e2e_uvicorn import ATTACKS
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVERS = ("gunicorn", "uvicorn", "runserver")
 Server = tuple[str, int]
 #: The body limit the site runs with, small so that the oversize request stays small.
 MAX_BODY_BYTES = 4096
-
-
-def _command(name: str, fd: int) -> list[str]:
-    if name == "runserver":
-        # wsgiref under Django's handler: no raw target, the path arrives decoded.
-        return [
-            sys.executable,
-            "-m",
-            "django",
-            "runserver",
-            f"127.0.0.1:{fd}",
-            "--noreload",
-            "--skip-checks",
-            "--settings=tests.middleware.django_site",
-        ]
-    if name == "gunicorn":
-        return [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            f"--bind=fd://{fd}",
-            "--worker-class=sync",
-            "--workers=1",
-            "--log-level=warning",
-            "tests.middleware.e2e_django_app:create_wsgi()",
-        ]
-    return [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        "tests.middleware.e2e_django_app:create_asgi",
-        f"--fd={fd}",
-        "--http=h11",
-        "--lifespan=off",
-        "--no-access-log",
-        "--log-level=warning",
-    ]
+_APP = "tests.middleware.e2e_django_app"
+SERVERS: dict[str, Command] = {
+    "gunicorn": gunicorn(f"{_APP}:create_wsgi()"),
+    "uvicorn": uvicorn(f"{_APP}:create_asgi", http="h11", lifespan="off"),
+    # wsgiref under Django's handler: no raw target, the path arrives decoded.
+    "runserver": runserver,
+}
 
 
 @pytest.fixture(scope="module", params=SERVERS)
 def server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    port = listener.getsockname()[1]
-    if request.param == "runserver":
-        # runserver binds its own socket: hand it the port number instead.
-        listener.close()
-        port = free_port()
-    env = dict(
-        os.environ,
-        UTF8GUARD_E2E_LIFETIME="300",
-        UTF8GUARD_E2E_OPTIONS=json.dumps({"max_body_size": MAX_BODY_BYTES}),
-    )
-    if request.param == "gunicorn":
-        env["UTF8GUARD_E2E_GUNICORN"] = "1"
-    served = port if request.param == "runserver" else listener.fileno()
-    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        _command(request.param, served),
-        cwd=ROOT,
-        env=env,
-        pass_fds=[] if request.param == "runserver" else [listener.fileno()],
-    )
-    listener.close()
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                send("127.0.0.1", port, b"GET / HTTP/1.1\r\n\r\n")
-                break
-            except (OSError, ValueError):
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield "127.0.0.1", port
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    name: str = request.param
+    env = e2e_env(name, lifetime_seconds=300)
+    env["UTF8GUARD_E2E_OPTIONS"] = json.dumps({"max_body_size": MAX_BODY_BYTES})
+    env["DJANGO_SETTINGS_MODULE"] = "tests.middleware.django_site"
+    # runserver binds its own socket: it gets a port number, not a socket.
+    inherit = name != "runserver"
+    with ServerProcess(SERVERS[name], env=env, inherit_socket=inherit) as process:
+        yield HOST, process.port
 
 
 def test_valid_text_arrives_intact(server: Server) -> None:

@@ -9,74 +9,23 @@ the differential suite covers the seven stacks in full.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from .._servers import HOST, echo_server
 from .._servers import request as send_raw
-from .test_e2e_wsgi import _command as wsgi_command
 
-ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ("uvicorn-h11", "uvicorn-httptools", "werkzeug", "gunicorn")
 #: Host, port and which server it is.
 Server = tuple[str, int, str]
 
 
-def _command(name: str, fd: int) -> list[str]:
-    if not name.startswith("uvicorn"):
-        return wsgi_command(name, fd)
-    return [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        "tests.middleware.e2e_app:create",
-        "--fd",
-        str(fd),
-        "--http",
-        name.removeprefix("uvicorn-"),
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-
-
 @pytest.fixture(scope="module", params=SERVERS)
 def server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    port = listener.getsockname()[1]
-    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="300")
-    if request.param == "gunicorn":
-        env["UTF8GUARD_E2E_GUNICORN"] = "1"
-    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        _command(request.param, listener.fileno()),
-        cwd=ROOT,
-        env=env,
-        pass_fds=[listener.fileno()],
-    )
-    listener.close()
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                send_raw("127.0.0.1", port, b"GET /memory HTTP/1.1\r\n\r\n")
-                break
-            except (OSError, ValueError):
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.2)
-        yield "127.0.0.1", port, request.param
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    name: str = request.param
+    with echo_server(name, lifetime_seconds=300) as process:
+        yield HOST, process.port, name
 
 
 ROWS = [

@@ -8,16 +8,11 @@ sent.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 
 import pytest
 
-from .._servers import ROOT, request
+from .._servers import HOST, request, uvicorn_server
 from .test_multipart_parsers import ROWS, VALID, starlette
 
 pytest.importorskip("starlette")
@@ -25,41 +20,9 @@ pytest.importorskip("starlette")
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, int]]:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    port = listener.getsockname()[1]
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        "tests.middleware.e2e_form_app:create",
-        "--fd",
-        str(listener.fileno()),
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-    env = dict(os.environ, UTF8GUARD_E2E_LIFETIME="120")
-    process = subprocess.Popen(  # noqa: S603  # a fixed argv, no shell
-        command, cwd=ROOT, env=env, pass_fds=[listener.fileno()]
-    )
-    listener.close()
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                post(("127.0.0.1", port), VALID[0][1])
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.1)
-        yield "127.0.0.1", port
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    factory = "tests.middleware.e2e_form_app:create"
+    with uvicorn_server(factory, lifetime_seconds=120) as process:
+        yield HOST, process.port
 
 
 def post(server: tuple[str, int], body: bytes) -> tuple[int, dict[str, object]]:

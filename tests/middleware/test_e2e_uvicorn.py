@@ -6,13 +6,12 @@ reports whether anything it received was invalid (``clean``).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .._servers import HOST, ServerProcess, chunked, request
+from .._servers import HOST, chunked, echo_server, request
 
 #: The 50 MB upload: large enough that buffering it in memory would show in RSS.
 UPLOAD_BYTES = 50 * 1024 * 1024
@@ -20,37 +19,13 @@ UPLOAD_BYTES = 50 * 1024 * 1024
 RSS_GROWTH_KIB = 16 * 1024
 
 
-def _uvicorn(fd: int) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        "tests.middleware.e2e_app:create",
-        "--fd",
-        str(fd),
-        "--http",
-        "h11",
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, int]]:
     if not Path("/proc/self/status").exists():  # pragma: no cover
         pytest.skip("needs Linux /proc to measure the server's memory")
-    process = ServerProcess(
-        _uvicorn,
-        env={"UTF8GUARD_E2E_LIFETIME": "300"},
-        ready=b"GET /memory HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
-    )
-    process.start()
-    try:
+    name = "uvicorn-h11"
+    with echo_server(name, lifetime_seconds=300) as process:
         yield HOST, process.port
-    finally:
-        process.stop()
 
 
 def test_valid_text_arrives_intact(server: tuple[str, int]) -> None:

@@ -7,40 +7,18 @@ header. The attack table is the ASGI suite's (``test_e2e_uvicorn``).
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 
 import pytest
 
-from .._servers import HOST, ServerProcess, chunked, request
+from .._servers import HOST, chunked, echo_server, request
 from .test_e2e_uvicorn import ATTACKS, RSS_GROWTH_KIB, UPLOAD_BYTES
 
 SERVERS = ("werkzeug", "gunicorn")
 #: Host, port and which server it is.
 Server = tuple[str, int, str]
-_MEMORY = b"GET /memory HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
-
-
-def _command(name: str, fd: int) -> list[str]:
-    if name == "werkzeug":
-        return [sys.executable, "-m", "tests.middleware.e2e_wsgi_app", str(fd)]
-    return [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--bind",
-        f"fd://{fd}",
-        "--worker-class",
-        "sync",
-        "--workers",
-        "1",
-        "--log-level",
-        "warning",
-        "tests.middleware.e2e_wsgi_app:create()",
-    ]
 
 
 @pytest.fixture(scope="module", params=SERVERS)
@@ -48,15 +26,8 @@ def server(request: pytest.FixtureRequest) -> Iterator[Server]:
     if not Path("/proc/self/status").exists():  # pragma: no cover
         pytest.skip("needs Linux /proc to measure the server's memory")
     name: str = request.param
-    env = {"UTF8GUARD_E2E_LIFETIME": "300"}
-    if name == "gunicorn":
-        env["UTF8GUARD_E2E_GUNICORN"] = "1"
-    process = ServerProcess(partial(_command, name), env=env, ready=_MEMORY)
-    process.start()
-    try:
+    with echo_server(name, lifetime_seconds=300) as process:
         yield HOST, process.port, name
-    finally:
-        process.stop()
 
 
 def _get(server: Server, target: bytes) -> tuple[int, dict[str, object]]:
