@@ -13,7 +13,7 @@ from .._stream import repair_stream
 from ._config import GuardConfig, GuardOptions, configure
 from ._engine import BodyCheck, HeadVerdict, check_head
 from ._exclude import is_excluded
-from ._finding import ScopeType
+from ._finding import RequestSummary, ScopeType
 from ._problem import Problem
 from ._report import summarize
 from ._request import RequestHead
@@ -84,15 +84,9 @@ class Utf8GuardMiddleware:
             await self.app(scope, receive, send)
             return
         scope_type: ScopeType = "http" if kind == "http" else "websocket"
-        method = scope.get("method", "GET")
-        summary = summarize(
-            head,
-            method=method.encode() if isinstance(method, str) else b"",
-            client=scope.get("client"),
-            scope_type=scope_type,
-            config=self.config,
+        verdict = check_head(
+            head, self.config, scope_type, lambda: _summary(scope, head, self.config)
         )
-        verdict = check_head(head, self.config, scope_type, summary)
         if verdict.head is not head:
             scope = _with_head(scope, verdict.head)
         if verdict.problem is not None:
@@ -107,6 +101,18 @@ class Utf8GuardMiddleware:
             return
         exchange = _Exchange(self.app, self.config, verdict, scope)
         await exchange.run(receive, send)
+
+
+def _summary(scope: Scope, head: RequestHead, config: GuardConfig) -> RequestSummary:
+    """The request's summary for the log; built only when there is one to write."""
+    method = scope.get("method", "GET")
+    return summarize(
+        head,
+        method=method.encode() if isinstance(method, str) else b"",
+        client=scope.get("client"),
+        scope_type="http" if scope["type"] == "http" else "websocket",
+        config=config,
+    )
 
 
 def _head(scope: Scope) -> RequestHead:

@@ -18,6 +18,7 @@ from .._stream import repair_stream
 from ._config import GuardConfig, GuardOptions, configure
 from ._engine import BodyCheck, check_head
 from ._exclude import is_excluded
+from ._finding import RequestSummary
 from ._problem import Problem
 from ._report import summarize
 from ._request import RequestHead
@@ -82,14 +83,9 @@ class Utf8GuardWSGIMiddleware:
         head = environ_head(environ)
         if is_excluded(head, self.config):
             return self.app(environ, start_response)
-        summary = summarize(
-            head,
-            method=_latin1(environ, "REQUEST_METHOD"),
-            client=_client(environ),
-            scope_type=SCOPE_TYPE,
-            config=self.config,
+        verdict = check_head(
+            head, self.config, SCOPE_TYPE, lambda: _summary(environ, head, self.config)
         )
-        verdict = check_head(head, self.config, SCOPE_TYPE, summary)
         if verdict.problem is not None:
             return _send_problem(start_response, verdict.problem)
         if verdict.head is not head:
@@ -169,6 +165,19 @@ def environ_head(environ: WSGIEnvironment) -> RequestHead:
         query_string=_latin1(environ, "QUERY_STRING"),
         headers=tuple((name, value) for _, name, value in _headers(environ)),
         app_path=app_path,
+    )
+
+
+def _summary(
+    environ: WSGIEnvironment, head: RequestHead, config: GuardConfig
+) -> RequestSummary:
+    """The request's summary for the log; built only when there is one to write."""
+    return summarize(
+        head,
+        method=_latin1(environ, "REQUEST_METHOD"),
+        client=_client(environ),
+        scope_type=SCOPE_TYPE,
+        config=config,
     )
 
 
