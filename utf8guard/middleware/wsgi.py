@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from http.client import responses
 from itertools import chain
 from typing import IO, TYPE_CHECKING, Final
@@ -38,6 +39,8 @@ SCOPE_TYPE: Final = "wsgi"
 _REASONS: Final = {413: "Content Too Large"}
 # RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
 _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
+#: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
+_CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
 
 
 class Utf8GuardWSGIMiddleware:
@@ -163,7 +166,7 @@ def environ_head(environ: WSGIEnvironment) -> RequestHead:
         path=app_path.decode("utf-8", "replace"),
         raw_path=raw_path,
         query_string=_latin1(environ, "QUERY_STRING"),
-        headers=tuple((name, value) for _, name, value in _headers(environ)),
+        headers=tuple([(name, value) for _, name, value in _headers(environ)]),
         app_path=app_path,
     )
 
@@ -200,21 +203,25 @@ def _wsgi_bytes(value: str) -> bytes:
         return value.encode("utf-8", "surrogatepass")
 
 
-def _headers(environ: WSGIEnvironment) -> Iterator[tuple[str, bytes, bytes]]:
+def _headers(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
     """``(key, lower-case name, value)`` of each header: ``HTTP_*`` and the CGI two."""
+    found = []
     for key, value in environ.items():
-        if not isinstance(value, str):
-            continue
-        if key.startswith("HTTP_"):
-            name = key[5:]
-        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            # CGI/1.1 (RFC 3875 §4.1.3): an empty value means no such header.
-            if not value:
-                continue
-            name = key
-        else:
-            continue
-        yield key, _wsgi_bytes(name.replace("_", "-").lower()), _wsgi_bytes(value)
+        http = key[:5] == "HTTP_"
+        # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
+        if isinstance(value, str) and (http or (value and key in _CGI_HEADERS)):
+            found.append((key, _field_name(key), _wsgi_bytes(value)))
+    return found
+
+
+@lru_cache(maxsize=256)
+def _field_name(key: str) -> bytes:
+    """``HTTP_X_FORWARDED_FOR`` → ``x-forwarded-for``; the CGI keys lose no prefix.
+
+    Cached: servers send the same few keys on every request.
+    """
+    name = key[5:] if key[:5] == "HTTP_" else key
+    return _wsgi_bytes(name.replace("_", "-").lower())
 
 
 def _with_head(
