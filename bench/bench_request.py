@@ -129,7 +129,8 @@ ASGI_STACKS: Mapping[str, Callable[[ASGIApp], ASGIApp]] = {
 }
 
 
-async def _drive_asgi(app: ASGIApp, method: str, count: int) -> float:
+def asgi_scope(method: str) -> tuple[Scope, bytes]:
+    """The request as an ASGI HTTP scope, and its body."""
     headers, body = _request(method)
     scope: Scope = {
         "type": "http",
@@ -145,6 +146,11 @@ async def _drive_asgi(app: ASGIApp, method: str, count: int) -> float:
         "server": ("127.0.0.1", 8000),
         "client": ("127.0.0.1", 50000),
     }
+    return scope, body
+
+
+async def _drive_asgi(app: ASGIApp, method: str, count: int) -> float:
+    scope, body = asgi_scope(method)
 
     async def receive() -> Message:
         return {"type": "http.request", "body": body, "more_body": False}
@@ -207,9 +213,10 @@ WSGI_STACKS: Mapping[str, Callable[[WSGIApplication], WSGIApplication]] = {
 }
 
 
-def _drive_wsgi(app: WSGIApplication, method: str, count: int) -> float:
+def wsgi_environ(method: str) -> tuple[WSGIEnvironment, bytes]:
+    """The request as a WSGI environ (Gunicorn's keys) without input, and its body."""
     headers, body = _request(method)
-    base: WSGIEnvironment = {
+    environ: WSGIEnvironment = {
         "REQUEST_METHOD": method,
         "SCRIPT_NAME": "",
         "PATH_INFO": unquote_to_bytes(RAW_PATH).decode("latin-1"),
@@ -225,7 +232,12 @@ def _drive_wsgi(app: WSGIApplication, method: str, count: int) -> float:
         key = name.decode().upper().replace("-", "_")
         if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
             key = "HTTP_" + key
-        base[key] = value.decode("latin-1")
+        environ[key] = value.decode("latin-1")
+    return environ, body
+
+
+def _drive_wsgi(app: WSGIApplication, method: str, count: int) -> float:
+    base, body = wsgi_environ(method)
 
     def start_response(*_: object) -> Callable[[bytes], object]:
         return len
