@@ -50,9 +50,10 @@ def _is_clean_path(head: RequestHead, config: GuardConfig) -> bool:
     if raw.startswith(b".") or b"/." in raw or b"\\." in raw:
         return False
     if b"%" in raw:
-        lowered = raw.lower()
-        if b"%2e" in lowered or b"%2f" in lowered or b"%5c" in lowered:
-            return False
+        if b"%2" in raw or b"%5" in raw:
+            lowered = raw.lower()
+            if b"%2e" in lowered or b"%2f" in lowered or b"%5c" in lowered:
+                return False
         decoded = strict_unquote(raw)
         # None: a malformed escape. "%" after one decode: double encoding.
         if decoded is None or b"%" in decoded:
