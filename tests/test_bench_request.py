@@ -34,7 +34,7 @@ def test_results_survive_the_subprocess_encoding() -> None:
 
 
 def test_every_stack_answers_every_request(capsys: pytest.CaptureFixture[str]) -> None:
-    bench_request.main(["--count", "1", "--rounds", "1", "--no-pure"])
+    bench_request.main(["--count", "1", "--rounds", "1", "--no-pure", "--clock", "cpu"])
     rows = capsys.readouterr().out.splitlines()[2:]
     assert len(rows) == len(bench_request.REQUESTS) * 2  # ASGI and WSGI
 
