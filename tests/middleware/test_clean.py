@@ -7,6 +7,7 @@ for (a raw target, no dot segment, no escape of a delimiter) it must say so.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import unquote_to_bytes
 
 import pytest
@@ -100,6 +101,7 @@ REFUSED = [
     ("cookie-octal", _head(headers=((b"cookie", b'a="\\303\\244"'),))),
     ("cookie-tab", _head(headers=((b"cookie", b"a=\tb"),))),
     ("cookie-control", _head(headers=((b"cookie", b"a=\x01"),))),
+    ("cookie-nul", _head(headers=((b"cookie", b"a=\x00"),))),
 ]
 
 
@@ -118,6 +120,8 @@ DECLINED = [
     ("plain-dot-segment", _head(raw_path=b"/a/./b")),
     ("escaped-url-in-query", _head(query=b"next=%2Fa%2520b")),
     ("cookies-in-two-fields", _head(headers=((b"cookie", b"a=1"), (b"cookie", b"b")))),
+    ("control-outside-cookie", _head(headers=((b"x-a", b"a\x01"), (b"x-b", b"\x7f")))),
+    ("c1-outside-cookie", _head(headers=((b"x-a", "\x85".encode()),))),
 ]
 
 
@@ -150,7 +154,8 @@ _NAMES = st.sampled_from(
 )
 _VALUE_PIECES = st.sampled_from(
     [b"a", b" ", b",", b"\\", b"\\303", b"\\001", b"\t", b"\r", b"\n", b"\x00",
-     b"\x01", b"\x7f", "é".encode(), b"\xc3", b"\xa9", b"\xef\xbf\xbe", b'"']
+     b"\x01", b"\x7f", "é".encode(), b"\xc3", b"\xa9", b"\xef\xbf\xbe", b'"',
+     b"\xc2\x85"]
 )  # fmt: skip
 
 
@@ -181,6 +186,10 @@ def test_fast_path_clean_only_when_inspection_finds_nothing(
         assert _is_declined(head)
 
 
+# Unicode ch. 23.1: C0 but TAB, LF, CR (and NUL, refused in any header), DEL, C1.
+_CONTROL = re.compile(rb"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]")
+
+
 def _is_declined(head: RequestHead) -> bool:
     """A clean head the fast path may decline (see ``_clean``'s docstring)."""
     raw = head.raw_path
@@ -199,6 +208,8 @@ def _is_declined(head: RequestHead) -> bool:
         or b"%" in decoded_path
         or (head.app_path is not None and head.app_path != decoded_path)
         or names.count(b"cookie") > 1
+        # Controls and NUL are refused in cookies only; elsewhere the slow way.
+        or any(_CONTROL.search(value) for _, value in head.headers)
         # Skipped headers are not inspected, but the fast path checks them all.
         or any(name in (b"cookie", b"x-raw") for name in names)
     )
