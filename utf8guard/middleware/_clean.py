@@ -48,7 +48,7 @@ def _is_clean_path(head: RequestHead, config: GuardConfig) -> bool:
         return False
     # What a PATH_TRICK match must contain: a "." at the start of a segment (the
     # path's start, "/" or "\" before it), or an escape "%2e", "%2f" or "%5c".
-    if raw.startswith(b".") or b"/." in raw or b"\\." in raw:
+    if b"." in raw and (raw.startswith(b".") or b"/." in raw or b"\\." in raw):
         return False
     if b"%" in raw:
         if b"%2" in raw or b"%5" in raw:

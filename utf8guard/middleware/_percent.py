@@ -117,14 +117,15 @@ def strict_unquote(raw: bytes) -> bytes | None:
     >>> strict_unquote(b"caf%C3%a9"), strict_unquote(b"100%")
     (b'caf\\xc3\\xa9', None)
     """
-    first, *escaped = raw.split(b"%")
+    pieces = raw.split(b"%")
     try:
         # Each piece after a "%" starts with the escape's two hex digits.
-        return first + b"".join(
-            [_BYTE_OF_HEX[piece[:2]] + piece[2:] for piece in escaped]
-        )
+        for index in range(1, len(pieces)):
+            piece = pieces[index]
+            pieces[index] = _BYTE_OF_HEX[piece[:2]] + piece[2:]
     except KeyError:
         return None
+    return b"".join(pieces)
 
 
 def incomplete_escape_start(raw: bytes) -> int:
