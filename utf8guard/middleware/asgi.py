@@ -84,8 +84,14 @@ class Utf8GuardMiddleware:
             await self.app(scope, receive, send)
             return
         scope_type: ScopeType = "http" if kind == "http" else "websocket"
+        # What the server said, taken now: the app may rewrite its scope (a proxy
+        # headers middleware sets "client") before a body finding is reported.
+        method, peer = scope.get("method", "GET"), scope.get("client")
         verdict = check_head(
-            head, self.config, scope_type, lambda: _summary(scope, head, self.config)
+            head,
+            self.config,
+            scope_type,
+            lambda: _summary(head, method, peer, scope_type, self.config),
         )
         if verdict.head is not head:
             scope = _with_head(scope, verdict.head)
@@ -103,14 +109,19 @@ class Utf8GuardMiddleware:
         await exchange.run(receive, send)
 
 
-def _summary(scope: Scope, head: RequestHead, config: GuardConfig) -> RequestSummary:
+def _summary(
+    head: RequestHead,
+    method: object,
+    client: object,
+    scope_type: ScopeType,
+    config: GuardConfig,
+) -> RequestSummary:
     """The request's summary for the log; built only when there is one to write."""
-    method = scope.get("method", "GET")
     return summarize(
         head,
         method=method.encode() if isinstance(method, str) else b"",
-        client=scope.get("client"),
-        scope_type="http" if scope["type"] == "http" else "websocket",
+        client=client,
+        scope_type=scope_type,
         config=config,
     )
 

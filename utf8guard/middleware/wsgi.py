@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from http.client import responses
 from itertools import chain
@@ -41,6 +41,8 @@ _REASONS: Final = {413: "Content Too Large"}
 _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 #: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
 _CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
+#: The environ keys a request's summary is made of (besides the head).
+_SUMMARY_KEYS: Final = ("REQUEST_METHOD", "REMOTE_ADDR", "REMOTE_PORT")
 
 
 class Utf8GuardWSGIMiddleware:
@@ -86,8 +88,11 @@ class Utf8GuardWSGIMiddleware:
         head = environ_head(environ)
         if is_excluded(head, self.config):
             return self.app(environ, start_response)
+        # What the server said, taken now: the app may rewrite its environ (ProxyFix
+        # sets REMOTE_ADDR) before a body finding is reported.
+        server = {key: environ.get(key) for key in _SUMMARY_KEYS}
         verdict = check_head(
-            head, self.config, SCOPE_TYPE, lambda: _summary(environ, head, self.config)
+            head, self.config, SCOPE_TYPE, lambda: _summary(server, head, self.config)
         )
         if verdict.problem is not None:
             return _send_problem(start_response, verdict.problem)
@@ -172,9 +177,12 @@ def environ_head(environ: WSGIEnvironment) -> RequestHead:
 
 
 def _summary(
-    environ: WSGIEnvironment, head: RequestHead, config: GuardConfig
+    environ: Mapping[str, object], head: RequestHead, config: GuardConfig
 ) -> RequestSummary:
-    """The request's summary for the log; built only when there is one to write."""
+    """The request's summary for the log; built only when there is one to write.
+
+    ``environ`` holds the :data:`_SUMMARY_KEYS` as the server set them.
+    """
     return summarize(
         head,
         method=_latin1(environ, "REQUEST_METHOD"),
@@ -184,13 +192,13 @@ def _summary(
     )
 
 
-def _client(environ: WSGIEnvironment) -> tuple[object, object | None] | None:
+def _client(environ: Mapping[str, object]) -> tuple[object, object | None] | None:
     """The peer as CGI/1.1 gives it (RFC 3875 §4.1.8: ``REMOTE_ADDR``), or None."""
     address = environ.get("REMOTE_ADDR")
     return None if not address else (address, environ.get("REMOTE_PORT"))
 
 
-def _latin1(environ: WSGIEnvironment, key: str) -> bytes:
+def _latin1(environ: Mapping[str, object], key: str) -> bytes:
     value = environ.get(key)
     return _wsgi_bytes(value) if isinstance(value, str) else b""
 
