@@ -46,7 +46,7 @@ def _is_clean_path(head: RequestHead, config: GuardConfig) -> bool:
     raw = head.raw_path
     if raw is None or not raw.isascii():
         return False
-    # What a PATH_TRICK match must contain: a "." at the start of a segment (the
+    # What a _PATH_TRICK match must contain: a "." at the start of a segment (the
     # path's start, "/" or "\" before it), or an escape "%2e", "%2f" or "%5c".
     if b"." in raw and (raw.startswith(b".") or b"/." in raw or b"\\." in raw):
         return False
@@ -61,7 +61,7 @@ def _is_clean_path(head: RequestHead, config: GuardConfig) -> bool:
             return False
     else:
         decoded = raw
-    # LINE_CONTROL: TAB, LF, CR.
+    # _LINE_CONTROL: TAB, LF, CR.
     if b"\t" in decoded or b"\n" in decoded or b"\r" in decoded:
         return False
     if head.app_path is not None and head.app_path != decoded:
@@ -99,8 +99,8 @@ def _are_clean_headers(
     if b"" in lowered:
         return False
     values = _VALUE_JOINER.join(map(_VALUE, headers))
-    # RFC 9110 §5.5: no CR or LF (FIELD_FORBIDDEN), then UTF-8 under the policy of
-    # cookies, which is the policy with NUL (the rest of FIELD_FORBIDDEN) and
+    # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
+    # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
     # controls refused too: stricter for every header, exact for the Cookie one.
     if b"\r" in values or b"\n" in values:
         return False

@@ -18,7 +18,6 @@ from urllib.parse import unquote_to_bytes
 from ._finding import RequestKind
 
 __all__ = [
-    "MALFORMED_ESCAPE",
     "Decoded",
     "incomplete_escape_start",
     "percent_decode",
@@ -27,7 +26,7 @@ __all__ = [
 
 # RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG; any other "%" is malformed.
 _WELL_FORMED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
-MALFORMED_ESCAPE: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+_MALFORMED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
 #: Each HEXDIG HEXDIG pair, in either case (RFC 3986 §2.1), to the byte it encodes.
 _BYTE_OF_HEX: Final = {
@@ -56,7 +55,7 @@ class Decoded:
         """Each malformed (``%G0``, trailing ``%``) or IIS (``%u``) escape, in order."""
         if not self.malformed:
             return
-        for match in MALFORMED_ESCAPE.finditer(self.raw):
+        for match in _MALFORMED.finditer(self.raw):
             following = self.raw[match.end() : match.end() + 1]
             if following in (b"u", b"U"):
                 yield RequestKind.NONSTANDARD_ESCAPE, match.start()

@@ -44,7 +44,7 @@ LOOKALIKE: Final = re.compile(
 # Tomcat, Jetty and Spring strip ";" path parameters before they normalise
 # ("/..;/": Orange Tsai, "Breaking Parser Logic", Black Hat USA 2018). Werkzeug
 # and Starlette keep "..;" and "..\" as names, which is what the app then sees.
-PATH_TRICK: Final = re.compile(
+_PATH_TRICK: Final = re.compile(
     rb"%(?:2[Ff]|5[Cc])"
     rb"|(?:^|(?<=[/\\])|(?<=%2[Ff])|(?<=%5[Cc]))(?:%2[Ee]|\.){1,2}"
     rb"(?=\Z|[/\\;]|%(?:2[Ff]|5[Cc]|3[Bb]))"
@@ -70,9 +70,9 @@ _ESCAPE_AFTER_DECODE: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
 # Unicode ch. 23.1: the C0 controls a policy keeps as text (TAB, LF, CR; see
 # Policy.allow_controls) are refused in a path all the same. A path is no text, and
 # a decoded CR LF in it splits a header or a log line (CWE-113, CWE-117).
-LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+_LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
 # RFC 9110 §5.5: a field value with CR, LF or NUL is "invalid and dangerous".
-FIELD_FORBIDDEN: Final = re.compile(rb"[\r\n\x00]")
+_FIELD_FORBIDDEN: Final = re.compile(rb"[\r\n\x00]")
 # RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
 TCHAR: Final = b"!#$%&'*+-.^_`|~" + (string.digits + string.ascii_letters).encode()
 _TOKEN: Final = re.compile(b"[" + re.escape(TCHAR) + b"]+")
@@ -201,7 +201,7 @@ def _decoded_path_findings(
             index = match.start()
             offset = index if to_raw is None else to_raw(index)
             yield Finding(Location.PATH, None, RequestKind.DOUBLE_ENCODING, offset)
-    for match in LINE_CONTROL.finditer(decoded):
+    for match in _LINE_CONTROL.finditer(decoded):
         offset = match.start() if to_raw is None else to_raw(match.start())
         yield Finding(Location.PATH, None, Kind.CONTROL, offset)
     if config.is_plain(decoded, path=True):
@@ -220,7 +220,7 @@ def _escape_findings(raw: bytes, config: GuardConfig) -> Iterator[Finding]:
     """Encoded separators, and dot segments encoded or oddly delimited: raw path."""
     if b"%" not in raw and b"." not in raw:
         return
-    for match in PATH_TRICK.finditer(raw):
+    for match in _PATH_TRICK.finditer(raw):
         found = match.group()
         if found.startswith(b"%") and found[1:].lower() in (b"2f", b"5c"):
             if config.allow_encoded_separators:
@@ -376,6 +376,6 @@ def _forbidden_field_bytes(value: bytes, shown: str | None) -> Iterator[Finding]
     a repair keeps them.
     """
     if b"\r" in value or b"\n" in value or b"\x00" in value:
-        for match in FIELD_FORBIDDEN.finditer(value):
+        for match in _FIELD_FORBIDDEN.finditer(value):
             kind = Kind.NUL if match.group() == b"\x00" else Kind.CONTROL
             yield Finding(Location.HEADER, shown, kind, match.start())
