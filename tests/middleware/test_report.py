@@ -6,6 +6,7 @@ that the record is the one a deployment gets; caplog holds the records.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import TYPE_CHECKING
@@ -15,12 +16,14 @@ import pytest
 from utf8guard.middleware import (
     GuardConfig,
     RequestSummary,
+    Utf8GuardMiddleware,
     Utf8GuardWSGIMiddleware,
     ViolationEvent,
 )
 from utf8guard.middleware._report import MAX_SHOWN_BYTES, escape, summarize
 from utf8guard.middleware._request import RequestHead
 from utf8guard.middleware._spool import REPLAY_BYTES
+from utf8guard.middleware.asgi import Message, Receive, Scope, Send
 
 from .test_asgi import client
 from .test_wsgi import call, echo, make_environ
@@ -249,3 +252,66 @@ def test_client_as_the_server_gives_it(client: object, shown: str | None) -> Non
     )
     assert summary.client == shown
     assert summary.path == "/"
+
+
+def test_wsgi_summary_is_what_the_server_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An app that rewrites REMOTE_ADDR (ProxyFix) before a streamed body finding is
+    reported does not change the logged client: the summary is the server's."""
+
+    def proxied(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
+        environ["REMOTE_ADDR"] = "203.0.113.9"
+        environ["REQUEST_METHOD"] = "PUT"
+        environ["wsgi.input"].read()
+        start_response("200 OK", [])  # pragma: no cover  # the read refuses
+        return [b"done"]  # pragma: no cover
+
+    guard = Utf8GuardWSGIMiddleware(proxied, stream_body=True)
+    environ = make_environ("/", b"a\xff", "text/plain", REMOTE_ADDR="192.0.2.1")
+    environ["REMOTE_PORT"] = "4711"
+    with caplog.at_level(logging.WARNING, logger="utf8guard"):
+        call(guard, environ)
+    (record,) = records(caplog)
+    assert record.__dict__["utf8guard_client"] == "192.0.2.1:4711"
+    assert record.__dict__["utf8guard_method"] == "POST"
+
+
+def test_asgi_summary_is_what_the_server_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Likewise for an app that rewrites ``scope["client"]`` (proxy headers)."""
+
+    async def proxied(scope: Scope, receive: Receive, send: Send) -> None:
+        scope["client"] = ("203.0.113.9", 1)
+        scope["method"] = "PUT"
+        while (await receive())["type"] == "http.request":
+            pass
+
+    sent: list[Message] = [
+        {"type": "http.request", "body": b"a\xff", "more_body": False},
+        {"type": "http.disconnect"},
+    ]
+    messages = iter(sent)
+
+    async def receive() -> Message:
+        return next(messages)
+
+    async def send(message: Message) -> None:
+        return None
+
+    scope: Scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "raw_path": b"/",
+        "query_string": b"",
+        "headers": [(b"content-type", b"text/plain")],
+        "client": ("192.0.2.1", 4711),
+    }
+    guard = Utf8GuardMiddleware(proxied, stream_body=True)
+    with caplog.at_level(logging.WARNING, logger="utf8guard"):
+        asyncio.run(guard(scope, receive, send))
+    (record,) = records(caplog)
+    assert record.__dict__["utf8guard_client"] == "192.0.2.1:4711"
+    assert record.__dict__["utf8guard_method"] == "POST"

@@ -25,7 +25,7 @@ from .._scan import is_valid, iter_violations
 from .._violation import Kind
 from ._finding import Finding, Location, RequestKind
 
-__all__ = ["cookie_findings"]
+__all__ = ["cookie_findings", "cookie_policy"]
 
 #: The name findings in a Cookie header carry.
 COOKIE: Final = "cookie"
@@ -41,7 +41,7 @@ _C0_MAX: Final = 0x1F
 
 
 @lru_cache(maxsize=16)
-def _cookie_policy(policy: Policy) -> Policy:
+def cookie_policy(policy: Policy) -> Policy:
     """``policy`` with NUL and controls refused: no cookie value holds them."""
     return replace(policy, allow_nul=False, allow_controls=False)
 
@@ -55,7 +55,7 @@ def cookie_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
     ``\\177``) is refused. Escapes are looked for in quoted and unquoted values alike:
     a backslash is no cookie-octet, and parsers disagree on what is quoted.
     """
-    for violation in iter_violations(value, _cookie_policy(policy)):
+    for violation in iter_violations(value, cookie_policy(policy)):
         # A repair under ``policy`` replaces only what ``policy`` itself refuses.
         span = value[violation.start : violation.end]
         yield Finding(

@@ -6,11 +6,12 @@ body is too large, whether it must be repaired) is made here, without I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from ._body import body_inspector
+from ._clean import is_clean_head
 from ._config import GuardConfig
 from ._finding import Action, Finding, RequestKind, RequestSummary, ScopeType
 from ._problem import Problem, invalid_request, too_large
@@ -87,17 +88,21 @@ def check_head(
     head: RequestHead,
     config: GuardConfig,
     scope_type: ScopeType,
-    request: RequestSummary | None = None,
+    request: RequestSummary | Callable[[], RequestSummary] | None = None,
 ) -> HeadVerdict:
     """Inspect path, query and headers; decide per the configured mode.
 
-    Keeps the first :data:`MAX_FINDINGS` findings and counts the rest, so a head
-    full of escapes costs O(n) time and O(1) findings; whether all of them are
-    fixable is still weighed over every one. ``request`` (see
-    ``_report.summarize``) goes into the log record and event.
+    A head proven clean in one pass (``is_clean_head``) skips the per-location
+    inspection. Otherwise keeps the first :data:`MAX_FINDINGS` findings and counts
+    the rest, so a head full of escapes costs O(n) time and O(1) findings; whether
+    all of them are fixable is still weighed over every one. ``request`` (see
+    ``_report.summarize``), or a function that builds it, goes into the log record
+    and event; the function is called only when there is something to report.
     """
     summary = RequestSummary(scope_type=scope_type) if request is None else request
     report = RequestReport(config, summary)
+    if is_clean_head(head, config):
+        return HeadVerdict(head, None, (), report, 0)
     findings: list[Finding] = []
     count = 0
     fixable = True

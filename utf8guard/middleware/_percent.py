@@ -17,12 +17,23 @@ from urllib.parse import unquote_to_bytes
 
 from ._finding import RequestKind
 
-__all__ = ["Decoded", "incomplete_escape_start", "percent_decode"]
+__all__ = [
+    "Decoded",
+    "incomplete_escape_start",
+    "percent_decode",
+    "strict_unquote",
+]
 
 # RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG; any other "%" is malformed.
 _WELL_FORMED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
 _MALFORMED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
+#: Each HEXDIG HEXDIG pair, in either case (RFC 3986 §2.1), to the byte it encodes.
+_BYTE_OF_HEX: Final = {
+    bytes([high, low]): bytes([int(bytes([high, low]), 16)])
+    for high in _HEX_DIGITS
+    for low in _HEX_DIGITS
+}
 #: Raw bytes one well-formed escape takes ("%XX"), less the one byte it becomes.
 _ESCAPE_SHRINK: Final = 2
 
@@ -92,9 +103,28 @@ def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:
         raw = raw.replace(b"+", b" ")
     if b"%" not in raw:
         return Decoded(raw, raw)
-    malformed = _MALFORMED.search(raw) is not None
+    decoded = strict_unquote(raw)
+    if decoded is not None:
+        return Decoded(decoded, raw)
     # unquote_to_bytes decodes exactly the well-formed %XX and keeps any other "%".
-    return Decoded(unquote_to_bytes(raw), raw, malformed)
+    return Decoded(unquote_to_bytes(raw), raw, malformed=True)
+
+
+def strict_unquote(raw: bytes) -> bytes | None:
+    """``raw`` with every ``%XX`` decoded; None if a ``%`` starts no such escape.
+
+    >>> strict_unquote(b"caf%C3%a9"), strict_unquote(b"100%")
+    (b'caf\\xc3\\xa9', None)
+    """
+    pieces = raw.split(b"%")
+    try:
+        # Each piece after a "%" starts with the escape's two hex digits.
+        for index in range(1, len(pieces)):
+            piece = pieces[index]
+            pieces[index] = _BYTE_OF_HEX[piece[:2]] + piece[2:]
+    except KeyError:
+        return None
+    return b"".join(pieces)
 
 
 def incomplete_escape_start(raw: bytes) -> int:

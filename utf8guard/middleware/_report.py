@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from ._config import GuardConfig
@@ -80,15 +80,30 @@ class RequestReport:
     The head's findings wait for the body's when a body is inspected, so that a
     request yields a single record whatever parts it fails in. ``emit`` is
     idempotent; findings added after it are dropped (the request is decided).
+    ``request`` may be given as a function that builds it (``summarize`` with its
+    arguments bound): it is called once, when there is something to report, so a
+    clean request pays nothing for it.
     """
 
-    def __init__(self, config: GuardConfig, request: RequestSummary) -> None:
+    def __init__(
+        self,
+        config: GuardConfig,
+        request: RequestSummary | Callable[[], RequestSummary],
+    ) -> None:
         self.config = config
-        self.request = request
+        self._request = request
         self._findings: list[Finding] = []
         self._action: Action | None = None
         self._status: int | None = None
         self._done = False
+
+    @property
+    def request(self) -> RequestSummary:
+        """The request's summary, built on first use."""
+        request = self._request
+        if not isinstance(request, RequestSummary):
+            request = self._request = request()
+        return request
 
     @property
     def shown(self) -> int:

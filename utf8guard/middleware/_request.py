@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -27,7 +28,7 @@ __all__ = [
 
 # UTF-8 is self-synchronising, so searching the encoded forms finds exactly the code
 # points, even among ill-formed bytes, with byte offsets.
-_LOOKALIKE: Final = re.compile(
+LOOKALIKE: Final = re.compile(
     b"|".join(
         re.escape(chr(code).encode())
         for lo, hi in LOOKALIKE_SEPARATORS
@@ -73,7 +74,8 @@ _LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
 # RFC 9110 §5.5: a field value with CR, LF or NUL is "invalid and dangerous".
 _FIELD_FORBIDDEN: Final = re.compile(rb"[\r\n\x00]")
 # RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
-_TOKEN: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+TCHAR: Final = b"!#$%&'*+-.^_`|~" + (string.digits + string.ascii_letters).encode()
+_TOKEN: Final = re.compile(b"[" + re.escape(TCHAR) + b"]+")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.
 _PATH_SAFE: Final = "/:@!$&'()*+,;=-._~"
 
@@ -208,7 +210,7 @@ def _decoded_path_findings(
         offset = violation.start if to_raw is None else to_raw(violation.start)
         yield Finding(Location.PATH, None, violation.kind, offset, fixable=True)
     if not config.allow_lookalike_separators and not decoded.isascii():
-        for match in _LOOKALIKE.finditer(decoded):
+        for match in LOOKALIKE.finditer(decoded):
             index = match.start()
             offset = index if to_raw is None else to_raw(index)
             yield Finding(Location.PATH, None, RequestKind.LOOKALIKE_SEPARATOR, offset)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Sequence
 from typing import Final
 
+from ._config import GuardConfig
 from ._engine import check_head
 from ._exclude import is_excluded
-from ._finding import ScopeType
+from ._finding import RequestSummary, ScopeType
 from ._flow import BodyBuffer, BodyFlow, Route, StreamGate
 from ._guard import Guard
 from ._problem import Problem
@@ -65,15 +66,15 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
             await self.app(scope, receive, send)
             return
         scope_type: ScopeType = "http" if kind == "http" else "websocket"
-        method = scope.get("method", "GET")
-        summary = summarize(
+        # What the server said, taken now: the app may rewrite its scope (a proxy
+        # headers middleware sets "client") before a body finding is reported.
+        method, peer = scope.get("method", "GET"), scope.get("client")
+        verdict = check_head(
             head,
-            method=method.encode() if isinstance(method, str) else b"",
-            client=scope.get("client"),
-            scope_type=scope_type,
-            config=self.config,
+            self.config,
+            scope_type,
+            lambda: _summary(head, method, peer, scope_type, self.config),
         )
-        verdict = check_head(head, self.config, scope_type, summary)
         if verdict.head is not head:
             scope = _with_head(scope, verdict.head)
         if verdict.problem is not None:
@@ -89,6 +90,23 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         has_body = _has_body(scope, verdict.head.headers)
         flow = BodyFlow(verdict, self.config, scope_type, has_body=has_body)
         await _Exchange(self.app, flow, scope, verdict.head.headers).run(receive, send)
+
+
+def _summary(
+    head: RequestHead,
+    method: object,
+    client: object,
+    scope_type: ScopeType,
+    config: GuardConfig,
+) -> RequestSummary:
+    """The request's summary for the log; built only when there is one to write."""
+    return summarize(
+        head,
+        method=method.encode() if isinstance(method, str) else b"",
+        client=client,
+        scope_type=scope_type,
+        config=config,
+    )
 
 
 def _head(scope: Scope) -> RequestHead:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
@@ -16,6 +17,7 @@ from .._repair import repair
 from ._config import GuardConfig
 from ._engine import check_head
 from ._exclude import is_excluded
+from ._finding import RequestSummary
 from ._flow import BodyBuffer, BodyFlow, Route
 from ._guard import Guard
 from ._problem import Problem
@@ -42,6 +44,10 @@ __all__ = ["Utf8GuardWSGIMiddleware"]
 SCOPE_TYPE: Final = "wsgi"
 # RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
 _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
+#: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
+_CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
+#: The environ keys a request's summary is made of (besides the head).
+_SUMMARY_KEYS: Final = ("REQUEST_METHOD", "REMOTE_ADDR", "REMOTE_PORT")
 
 
 class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
@@ -72,14 +78,12 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         head = environ_head(environ)
         if is_excluded(head, self.config):
             return self.app(environ, start_response)
-        summary = summarize(
-            head,
-            method=_latin1(environ, "REQUEST_METHOD"),
-            client=_client(environ),
-            scope_type=SCOPE_TYPE,
-            config=self.config,
+        # What the server said, taken now: the app may rewrite its environ (ProxyFix
+        # sets REMOTE_ADDR) before a body finding is reported.
+        server = {key: environ.get(key) for key in _SUMMARY_KEYS}
+        verdict = check_head(
+            head, self.config, SCOPE_TYPE, lambda: _summary(server, head, self.config)
         )
-        verdict = check_head(head, self.config, SCOPE_TYPE, summary)
         if verdict.problem is not None:
             return _send_problem(start_response, verdict.problem)
         if verdict.head is not head:
@@ -158,18 +162,34 @@ def environ_head(environ: WSGIEnvironment) -> RequestHead:
         path=app_path.decode("utf-8", "replace"),
         raw_path=raw_path,
         query_string=_latin1(environ, "QUERY_STRING"),
-        headers=tuple((name, value) for _, name, value in _headers(environ)),
+        headers=tuple([(name, value) for _, name, value in _headers(environ)]),
         app_path=app_path,
     )
 
 
-def _client(environ: WSGIEnvironment) -> tuple[object, object | None] | None:
+def _summary(
+    environ: Mapping[str, object], head: RequestHead, config: GuardConfig
+) -> RequestSummary:
+    """The request's summary for the log; built only when there is one to write.
+
+    ``environ`` holds the :data:`_SUMMARY_KEYS` as the server set them.
+    """
+    return summarize(
+        head,
+        method=_latin1(environ, "REQUEST_METHOD"),
+        client=_client(environ),
+        scope_type=SCOPE_TYPE,
+        config=config,
+    )
+
+
+def _client(environ: Mapping[str, object]) -> tuple[object, object | None] | None:
     """The peer as CGI/1.1 gives it (RFC 3875 §4.1.8: ``REMOTE_ADDR``), or None."""
     address = environ.get("REMOTE_ADDR")
     return None if not address else (address, environ.get("REMOTE_PORT"))
 
 
-def _latin1(environ: WSGIEnvironment, key: str) -> bytes:
+def _latin1(environ: Mapping[str, object], key: str) -> bytes:
     value = environ.get(key)
     return _wsgi_bytes(value) if isinstance(value, str) else b""
 
@@ -182,21 +202,25 @@ def _wsgi_bytes(value: str) -> bytes:
         return value.encode("utf-8", "surrogatepass")
 
 
-def _headers(environ: WSGIEnvironment) -> Iterator[tuple[str, bytes, bytes]]:
+def _headers(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
     """``(key, lower-case name, value)`` of each header: ``HTTP_*`` and the CGI two."""
+    found = []
     for key, value in environ.items():
-        if not isinstance(value, str):
-            continue
-        if key.startswith("HTTP_"):
-            name = key[5:]
-        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            # CGI/1.1 (RFC 3875 §4.1.3): an empty value means no such header.
-            if not value:
-                continue
-            name = key
-        else:
-            continue
-        yield key, _wsgi_bytes(name.replace("_", "-").lower()), _wsgi_bytes(value)
+        http = key[:5] == "HTTP_"
+        # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
+        if isinstance(value, str) and (http or (value and key in _CGI_HEADERS)):
+            found.append((key, _field_name(key), _wsgi_bytes(value)))
+    return found
+
+
+@lru_cache(maxsize=256)
+def _field_name(key: str) -> bytes:
+    """``HTTP_X_FORWARDED_FOR`` → ``x-forwarded-for``; the CGI keys lose no prefix.
+
+    Cached: servers send the same few keys on every request.
+    """
+    name = key[5:] if key[:5] == "HTTP_" else key
+    return _wsgi_bytes(name.replace("_", "-").lower())
 
 
 def _with_head(

@@ -1,0 +1,265 @@
+"""The clean-head fast path agrees with the full inspection (``inspect_head``).
+
+The oracle is ``inspect_head`` itself: the fast path may only say "clean" for a head
+in which the full inspection finds nothing, and for the ordinary heads it is built
+for (a raw target, no dot segment, no escape of a delimiter) it must say so.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote_to_bytes
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from utf8guard import Policy
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._clean import is_clean_head
+from utf8guard.middleware._engine import check_head
+from utf8guard.middleware._finding import RequestSummary
+from utf8guard.middleware._percent import strict_unquote
+from utf8guard.middleware._request import RequestHead, inspect_head
+
+CONFIGS = [
+    GuardConfig(),
+    GuardConfig(allow_lookalike_separators=True),
+    GuardConfig(allow_encoded_separators=True, skip_headers=["cookie", "x-raw"]),
+    GuardConfig(policy=Policy(allow_controls=False, allow_private_use=False)),
+]
+GET_HEADERS = (
+    (b"host", b"127.0.0.1"),
+    (b"user-agent", b"bench/1.0"),
+    (b"accept-language", b"de-CH,de;q=0.9"),
+    (b"cookie", b"session=abc123; theme=dark"),
+)
+
+
+def _head(
+    raw_path: bytes | None = b"/api/caf%C3%A9/items",
+    query: bytes = b"page=2&q=caf%C3%A9+x&sort=name",
+    headers: tuple[tuple[bytes, bytes], ...] = GET_HEADERS,
+    app_path: bytes | None = None,
+) -> RequestHead:
+    return RequestHead(
+        path="/", raw_path=raw_path, query_string=query, headers=headers,
+        app_path=app_path,
+    )  # fmt: skip
+
+
+def _finds_nothing(head: RequestHead, config: GuardConfig) -> bool:
+    return next(inspect_head(head, config), None) is None
+
+
+CLEAN = [
+    ("get", _head()),
+    ("no-query-no-headers", _head(b"/", b"", ())),
+    ("plain-ascii", _head(b"/a/b.txt", b"a=1&b", ((b"accept", b"*/*"),))),
+    ("wsgi-app-path-same", _head(app_path="/api/café/items".encode())),
+    ("utf8-header", _head(headers=((b"x-name", "café".encode()),))),
+    ("two-cookies-apart", _head(headers=((b"Cookie", b"a=1"), (b"host", b"h")))),
+]
+
+
+@pytest.mark.parametrize(("case", "head"), CLEAN, ids=[c[0] for c in CLEAN])
+def test_clean_heads_take_the_fast_path(case: str, head: RequestHead) -> None:
+    config = GuardConfig()
+    assert _finds_nothing(head, config)
+    assert is_clean_head(head, config)
+
+
+#: Heads the full inspection refuses, one per rule; the fast path must decline each.
+REFUSED = [
+    ("raw-non-ascii", _head(raw_path="/é".encode())),
+    ("encoded-dot-segment", _head(raw_path=b"/a/%2e%2E/b")),
+    ("encoded-slash", _head(raw_path=b"/a%2Fb")),
+    ("encoded-backslash", _head(raw_path=b"/a%5cb")),
+    ("backslash-dot", _head(raw_path=b"/a\\..\\b")),
+    ("dot-param", _head(raw_path=b"/..;/admin")),
+    ("malformed-path-escape", _head(raw_path=b"/a%G0")),
+    ("truncated-path-escape", _head(raw_path=b"/a%4")),
+    ("iis-escape", _head(raw_path=b"/a%u002e")),
+    ("double-encoding", _head(raw_path=b"/a%252e")),
+    ("decoded-lf", _head(raw_path=b"/a%0Ab")),
+    ("decoded-tab", _head(raw_path=b"/a%09b")),
+    ("overlong", _head(raw_path=b"/etc%C0%AFpasswd")),
+    ("path-nul", _head(raw_path=b"/a%00")),
+    ("lookalike", _head(raw_path=b"/a%EF%BC%8F..")),
+    ("app-path-invalid", _head(app_path=b"/api/caf\xc0/items")),
+    ("query-non-ascii", _head(query="q=é".encode())),
+    ("query-malformed", _head(query=b"q=%zz")),
+    ("query-invalid", _head(query=b"q=%C0%AF")),
+    ("query-double", _head(query=b"q=%25C0%25AF")),
+    ("header-name", _head(headers=((b"bad name", b"v"),))),
+    ("header-empty-name", _head(headers=((b"", b"v"), (b"a", b"b")))),
+    # a lone empty name once passed the joined-names check (found by Hypothesis)
+    ("header-lone-empty-name", _head(headers=((b"", b""),))),
+    ("header-cr", _head(headers=((b"x-a", b"a\rb"),))),
+    ("header-nul", _head(headers=((b"x-a", b"a\x00b"),))),
+    ("header-invalid", _head(headers=((b"x-a", b"\xc0\xaf"),))),
+    ("two-hosts", _head(headers=((b"host", b"a"), (b"Host", b"b")))),
+    ("joined-hosts", _head(headers=((b"host", b"a,b"),))),
+    ("cookie-octal", _head(headers=((b"cookie", b'a="\\303\\244"'),))),
+    ("cookie-tab", _head(headers=((b"cookie", b"a=\tb"),))),
+    ("cookie-control", _head(headers=((b"cookie", b"a=\x01"),))),
+    ("cookie-nul", _head(headers=((b"cookie", b"a=\x00"),))),
+]
+
+
+@pytest.mark.parametrize(("case", "head"), REFUSED, ids=[c[0] for c in REFUSED])
+def test_refused_heads_take_the_full_inspection(case: str, head: RequestHead) -> None:
+    config = GuardConfig()
+    assert not _finds_nothing(head, config)
+    assert not is_clean_head(head, config)
+
+
+#: Clean heads the fast path leaves to the full inspection: a cost, not an error.
+DECLINED = [
+    ("no-raw-target", _head(raw_path=None)),
+    ("app-path-differs", _head(app_path="/api/caf\ufffd/items".encode())),
+    ("lone-percent-decoded", _head(raw_path=b"/100%25")),
+    ("plain-dot-segment", _head(raw_path=b"/a/./b")),
+    ("escaped-url-in-query", _head(query=b"next=%2Fa%2520b")),
+    ("cookies-in-two-fields", _head(headers=((b"cookie", b"a=1"), (b"cookie", b"b")))),
+    ("control-outside-cookie", _head(headers=((b"x-a", b"a\x01"), (b"x-b", b"\x7f")))),
+    ("c1-outside-cookie", _head(headers=((b"x-a", "\x85".encode()),))),
+]
+
+
+@pytest.mark.parametrize(("case", "head"), DECLINED, ids=[c[0] for c in DECLINED])
+def test_declined_heads_are_clean_all_the_same(case: str, head: RequestHead) -> None:
+    config = GuardConfig()
+    assert not is_clean_head(head, config)
+    assert _finds_nothing(head, config)
+
+
+def test_lookalike_allowed_by_config_is_clean() -> None:
+    head = _head(raw_path=b"/a%EF%BC%8Fb")
+    config = GuardConfig(allow_lookalike_separators=True)
+    assert is_clean_head(head, config)
+    assert _finds_nothing(head, config)
+
+
+# Hypothesis: heads built from the bytes the rules are about, spliced into text.
+_PATH_PIECES = st.sampled_from(
+    [b"/", b"a", b".", b"..", b"%", b"%2e", b"%2F", b"%5c", b"%25", b"%C3%A9",
+     b"%C0%AF", b"%EF%BC%8F", b"%0a", b"%09", b"%00", b"%7f", b"%4", b"%g1",
+     b"%u002e", b"\\", b";", b"\xc3\xa9", b"\t", b"%E2%80%AE", b"%EF%BF%BE"]
+)  # fmt: skip
+_QUERY_PIECES = st.sampled_from(
+    [b"a", b"=", b"&", b"+", b"%", b"%41", b"%25", b"%25C0", b"%C3%A9", b"%C0",
+     b"%zz", b"\xff", b"\x7f", b"%2F", b"%00", b"%E2%80%AE"]
+)  # fmt: skip
+_NAMES = st.sampled_from(
+    [b"host", b"Host", b"cookie", b"x-raw", b"accept", b"bad name", b"", b"x\xe9"]
+)
+_VALUE_PIECES = st.sampled_from(
+    [b"a", b" ", b",", b"\\", b"\\303", b"\\001", b"\t", b"\r", b"\n", b"\x00",
+     b"\x01", b"\x7f", "é".encode(), b"\xc3", b"\xa9", b"\xef\xbf\xbe", b'"',
+     b"\xc2\x85"]
+)  # fmt: skip
+
+
+def _joined(pieces: st.SearchStrategy[bytes], size: int) -> st.SearchStrategy[bytes]:
+    return st.lists(pieces, max_size=size).map(b"".join)
+
+
+heads = st.builds(
+    _head,
+    raw_path=st.one_of(st.none(), _joined(_PATH_PIECES, 8)),
+    query=_joined(_QUERY_PIECES, 8),
+    headers=st.lists(st.tuples(_NAMES, _joined(_VALUE_PIECES, 5)), max_size=4).map(
+        tuple
+    ),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(heads, st.sampled_from(CONFIGS))
+def test_fast_path_clean_only_when_inspection_finds_nothing(
+    head: RequestHead, config: GuardConfig
+) -> None:
+    fast = is_clean_head(head, config)
+    if fast:
+        assert _finds_nothing(head, config)
+    elif _finds_nothing(head, config):
+        # Only the heads the fast path is documented to leave to the slow one.
+        assert _is_declined(head)
+
+
+# Unicode ch. 23.1: C0 but TAB, LF, CR (and NUL, refused in any header), DEL, C1.
+_CONTROL = re.compile(rb"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]")
+
+
+def _is_declined(head: RequestHead) -> bool:
+    """A clean head the fast path may decline (see ``_clean``'s docstring)."""
+    raw = head.raw_path
+    if raw is None:
+        return True
+    lowered = raw.lower()
+    dot_segment = raw.startswith(b".") or b"/." in raw or b"\\." in raw
+    escapes = b"%2e" in lowered or b"%2f" in lowered or b"%5c" in lowered
+    decoded_query = unquote_to_bytes(head.query_string.replace(b"+", b" "))
+    decoded_path = unquote_to_bytes(raw)
+    names = [name.lower() for name, _ in head.headers]
+    return (
+        dot_segment
+        or escapes
+        or b"%" in decoded_query
+        or b"%" in decoded_path
+        or (head.app_path is not None and head.app_path != decoded_path)
+        or names.count(b"cookie") > 1
+        # Controls and NUL are refused in cookies only; elsewhere the slow way.
+        or any(_CONTROL.search(value) for _, value in head.headers)
+        # Skipped headers are not inspected, but the fast path checks them all.
+        or any(name in (b"cookie", b"x-raw") for name in names)
+    )
+
+
+def _has_malformed_escape(raw: bytes) -> bool:
+    """RFC 3986 §2.1, by hand: some "%" not followed by two hex digits."""
+    hexdig = b"0123456789abcdefABCDEF"
+    return any(
+        byte == ord("%")
+        and not (
+            index + 2 < len(raw)
+            and raw[index + 1] in hexdig
+            and raw[index + 2] in hexdig
+        )
+        for index, byte in enumerate(raw)
+    )
+
+
+@given(st.binary(max_size=12) | _joined(_QUERY_PIECES, 6))
+def test_strict_unquote_decodes_as_unquote_or_refuses(raw: bytes) -> None:
+    decoded = strict_unquote(raw)
+    if _has_malformed_escape(raw):
+        assert decoded is None
+    else:
+        assert decoded == unquote_to_bytes(raw)
+
+
+def test_strict_unquote_needs_two_hex_digits() -> None:
+    assert strict_unquote(b"%4") is None
+    assert strict_unquote(b"%41%") is None
+    assert strict_unquote(b"%%41") is None
+    assert strict_unquote(b"%aF%Af") == b"\xaf\xaf"
+    assert strict_unquote(b"") == b""
+
+
+def test_summary_built_only_when_reported() -> None:
+    calls: list[int] = []
+
+    def summary() -> RequestSummary:
+        calls.append(1)
+        return RequestSummary(method="GET", path="/x")
+
+    config = GuardConfig()
+    clean = check_head(_head(), config, "http", summary)
+    assert clean.problem is None
+    assert calls == []
+    refused = check_head(_head(raw_path=b"/%C0%AF"), config, "http", summary)
+    assert refused.problem is not None
+    assert refused.report.request.path == "/x"
+    assert calls == [1]  # built once, however often it is read
