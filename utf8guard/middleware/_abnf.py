@@ -1,4 +1,4 @@
-"""RFC 9110 grammar the body inspectors parse with; the only place these rules live.
+"""The HTTP and URI grammar the guard parses with; the only place these rules live.
 
 Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (parameters),
 §8.3.1 (media-type) and RFC 3986 §2.1 (pct-encoded):
@@ -13,22 +13,46 @@ Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (paramete
     parameter-value = ( token / quoted-string )
     media-type     = type "/" subtype parameters
     pct-encoded    = "%" HEXDIG HEXDIG
+    field-name     = token                                   (RFC 9110 §5.1)
 """
 
 from __future__ import annotations
 
 import re
+import string
 from typing import Final
 
-__all__ = ["MEDIA_TYPE", "PCT_ENCODED", "TOKEN", "parameters"]
+__all__ = [
+    "FIELD_NAME",
+    "MEDIA_TYPE",
+    "NOT_PCT_ENCODED",
+    "PARAMETER",
+    "PCT_ENCODED",
+    "TCHAR",
+    "TOKEN",
+    "parameters",
+]
 
 #: RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG.
 PCT_ENCODED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+#: A "%" that does not start a pct-encoded triplet (``%G0``, a trailing ``%``).
+NOT_PCT_ENCODED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+#: RFC 9110 §5.6.2 tchar: the bytes a token is made of.
+TCHAR: Final = b"!#$%&'*+-.^_`|~" + (string.digits + string.ascii_letters).encode()
 #: RFC 9110 §5.6.2 token, as a pattern to embed.
-TOKEN: Final = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+TOKEN: Final = b"[" + re.escape(TCHAR) + b"]+"
+#: RFC 9110 §5.1: field-name = token (match it whole: ``FIELD_NAME.fullmatch``).
+FIELD_NAME: Final = re.compile(TOKEN)
+#: RFC 9110 §5.6.6 as written: ``OWS ";" OWS parameter-name "=" parameter-value``,
+#: no space around "=" (multipart part headers, where parsers disagree on it).
+PARAMETER: Final = re.compile(
+    rb";[ \t]*(" + TOKEN + rb')=("(?:[^"\\]|\\.)*"|' + TOKEN + rb")[ \t]*"
+)
 #: RFC 9110 §8.3.1: type "/" subtype, with optional whitespace around.
 MEDIA_TYPE: Final = re.compile(rb"\s*(" + TOKEN + rb"/" + TOKEN + rb")\s*")
-_PARAMETER: Final = re.compile(
+# Content-Type parameters as servers and frameworks read them: space around "=" is
+# allowed (every parser tested strips it there).
+_LENIENT_PARAMETER: Final = re.compile(
     rb";\s*(" + TOKEN + rb')\s*=\s*("(?:[^"\\]|\\.)*"|' + TOKEN + rb")\s*",
     re.DOTALL,
 )
@@ -43,7 +67,7 @@ def parameters(value: bytes, pos: int) -> dict[str, bytes] | None:
     """
     params: dict[str, bytes] = {}
     while pos < len(value):
-        param = _PARAMETER.match(value, pos)
+        param = _LENIENT_PARAMETER.match(value, pos)
         if param is None:
             return None
         raw = param.group(2)

@@ -15,10 +15,11 @@ from operator import itemgetter
 from typing import Final
 
 from .._scan import is_valid
+from ._abnf import TCHAR
 from ._config import GuardConfig
 from ._cookies import cookie_policy
 from ._percent import strict_unquote
-from ._request import LOOKALIKE, TCHAR, RequestHead
+from ._request import LOOKALIKE, RequestHead
 
 __all__ = ["is_clean_head"]
 

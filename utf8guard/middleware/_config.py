@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Final, Literal, TypedDict, get_args
 
 from .._policy import STRICT, Policy
 from .._scan import is_valid
+from ._abnf import FIELD_NAME
 from ._finding import ViolationEvent
 
 if TYPE_CHECKING:
@@ -33,8 +34,6 @@ MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 #: Bodies held for validation stay in memory up to this size, then spool to a
 #: temporary file (as ``tempfile.SpooledTemporaryFile`` does).
 MEMORY_BODY_BYTES: Final = 1024 * 1024
-#: RFC 9110 §5.1: field-name = token (tchar, §5.6.2), for ``request_id_header``.
-_TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -161,7 +160,7 @@ def _header_names(names: object) -> frozenset[str]:
 def _header_name(name: object) -> str:
     if not isinstance(name, str):
         raise TypeError(f"request_id_header must be a str, not {type(name).__name__}")
-    if not _TOKEN.fullmatch(name):
+    if not (name.isascii() and FIELD_NAME.fullmatch(name.encode("ascii"))):
         raise ValueError(f"request_id_header must be a header name, not {name!r}")
     return name.lower()
 

@@ -17,7 +17,7 @@ from .._policy import Policy
 from .._scan import find_violation
 from .._violation import Kind
 from ..paths import MAX_NAME_BYTES
-from ._abnf import TOKEN
+from ._abnf import FIELD_NAME, PARAMETER
 from ._config import GuardConfig
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._json import JsonInspector
@@ -36,21 +36,15 @@ CHARSET_FIELD: Final = "_charset_"
 MAX_CACHED_BLOCK_BYTES: Final = 512
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
 MAX_CHARSET_BYTES: Final = 16
-#: RFC 9110 §5.1: field-name = token.
-_FIELD_NAME: Final = re.compile(TOKEN)
 #: RFC 9110 §5.5: field-value = *( VCHAR / obs-text / SP / HTAB ); CR and LF are
 #: the framing's (bare ones are refused there).
 _HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: RFC 7578 §4.2: each part's disposition type is form-data.
 _FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
-#: RFC 9110 §5.6.6: parameters = *( OWS ";" OWS [ parameter ] ), parameter =
-#: parameter-name "=" parameter-value. Kept apart from ``_abnf.parameters``, whose
-#: dict would hide a name given twice and undo quoted pairs before they can be
-#: checked, and which allows space around "=" (Werkzeug reads ``filename ="a"`` as
-#: no filename at all, python-multipart and Django as "a").
-_PARAMETER: Final = re.compile(
-    rb";[ \t]*(" + TOKEN + rb')=("(?:[^"\\]|\\.)*"|' + TOKEN + rb")[ \t]*"
-)
+# Part parameters by ``_abnf.PARAMETER``, not ``_abnf.parameters``: that one's dict
+# would hide a name given twice and undo quoted pairs before they can be checked, and
+# it allows space around "=" (Werkzeug reads ``filename ="a"`` as no filename at all,
+# python-multipart and Django as "a").
 
 
 def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
@@ -68,7 +62,7 @@ def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
             return body_finding(RequestKind.MULTIPART_FOLDED_HEADER, offset)
         if not colon:
             return body_finding(RequestKind.MALFORMED_MULTIPART, offset)
-        if _FIELD_NAME.fullmatch(field) is None:
+        if FIELD_NAME.fullmatch(field) is None:
             return body_finding(RequestKind.INVALID_HEADER_NAME, offset)
         name = field.lower().decode("ascii")
         if name in fields:
@@ -233,7 +227,7 @@ def _disposition(value: bytes, at: int) -> dict[str, tuple[int, bytes]] | Findin
     params: dict[str, tuple[int, bytes]] = {}
     pos = head.end()
     while pos < len(value):
-        match = _PARAMETER.match(value, pos)
+        match = PARAMETER.match(value, pos)
         if match is None:
             return body_finding(RequestKind.MALFORMED_MULTIPART, at + pos)
         name, raw = match.group(1).decode("ascii").lower(), match.group(2)

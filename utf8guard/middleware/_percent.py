@@ -8,13 +8,13 @@ literal ``%``, so offsets stay easy to map back).
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import unquote_to_bytes
 
+from ._abnf import NOT_PCT_ENCODED, PCT_ENCODED
 from ._finding import RequestKind
 
 __all__ = [
@@ -25,8 +25,6 @@ __all__ = [
 ]
 
 # RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG; any other "%" is malformed.
-_WELL_FORMED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
-_MALFORMED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
 #: Each HEXDIG HEXDIG pair, in either case (RFC 3986 §2.1), to the byte it encodes.
 _BYTE_OF_HEX: Final = {
@@ -55,7 +53,7 @@ class Decoded:
         """Each malformed (``%G0``, trailing ``%``) or IIS (``%u``) escape, in order."""
         if not self.malformed:
             return
-        for match in _MALFORMED.finditer(self.raw):
+        for match in NOT_PCT_ENCODED.finditer(self.raw):
             following = self.raw[match.end() : match.end() + 1]
             if following in (b"u", b"U"):
                 yield RequestKind.NONSTANDARD_ESCAPE, match.start()
@@ -77,7 +75,7 @@ class Decoded:
         # before it saved.
         escapes = [
             match.start() - _ESCAPE_SHRINK * number
-            for number, match in enumerate(_WELL_FORMED.finditer(self.raw))
+            for number, match in enumerate(PCT_ENCODED.finditer(self.raw))
         ]
 
         def to_raw(index: int) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -14,6 +13,7 @@ from .._policy import Policy
 from .._repair import repair
 from .._scan import find_violation, iter_violations
 from .._violation import Kind
+from ._abnf import FIELD_NAME, NOT_PCT_ENCODED, PCT_ENCODED
 from ._config import GuardConfig
 from ._cookies import cookie_findings
 from ._finding import Finding, Location, RequestKind, safe_name
@@ -60,22 +60,12 @@ _ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
 _PLAIN_DELIMITERS: Final = (b"", b"/")
 # A dot segment in a path that only exists decoded, delimited by "/", "\" or ";".
 _DECODED_DOT_SEGMENT: Final = re.compile(rb"(?:^|(?<=[/\\]))\.{1,2}(?=\Z|[/\\;])")
-# A "%" not followed by two hex digits, left in a decoded path by the server.
-_LEFT_PERCENT: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
-# Double encoding, judged on the decoded path: an RFC 3986 §2.1 escape there is one
-# a second decode would turn into a byte the guard never checked, however it was
-# spelt (%2541, %25%34%31, %%34%31: the "%" and each hex digit may be escaped).
-# A raw "%HH" cannot survive the first decode, so every match is doubly encoded.
-_ESCAPE_AFTER_DECODE: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
 # Unicode ch. 23.1: the C0 controls a policy keeps as text (TAB, LF, CR; see
 # Policy.allow_controls) are refused in a path all the same. A path is no text, and
 # a decoded CR LF in it splits a header or a log line (CWE-113, CWE-117).
 _LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
 # RFC 9110 §5.5: a field value with CR, LF or NUL is "invalid and dangerous".
 _FIELD_FORBIDDEN: Final = re.compile(rb"[\r\n\x00]")
-# RFC 9110 §5.1: field-name = token; §5.6.2: tchar.
-TCHAR: Final = b"!#$%&'*+-.^_`|~" + (string.digits + string.ascii_letters).encode()
-_TOKEN: Final = re.compile(b"[" + re.escape(TCHAR) + b"]+")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.
 _PATH_SAFE: Final = "/:@!$&'()*+,;=-._~"
 
@@ -197,7 +187,11 @@ def _decoded_path_findings(
     ``to_raw`` maps offsets back to the raw target (None: they count in ``decoded``).
     """
     if b"%" in decoded:
-        for match in _ESCAPE_AFTER_DECODE.finditer(decoded):
+        # Double encoding, judged on the decoded path: an escape there is one a
+        # second decode would turn into a byte the guard never checked, however it
+        # was spelt (%2541, %25%34%31, %%34%31: the "%" and each hex digit may be
+        # escaped). A raw "%HH" cannot survive the first decode.
+        for match in PCT_ENCODED.finditer(decoded):
             index = match.start()
             offset = index if to_raw is None else to_raw(index)
             yield Finding(Location.PATH, None, RequestKind.DOUBLE_ENCODING, offset)
@@ -257,7 +251,7 @@ def _ambiguous_dot_findings(decoded: bytes) -> Iterator[Finding]:
     if b"%" in decoded:
         # A "%" the server's decode left: "%25" sent, or an escape it could not read
         # ("%G0", "%u002f"); the two cannot be told apart here.
-        for match in _LEFT_PERCENT.finditer(decoded):
+        for match in NOT_PCT_ENCODED.finditer(decoded):
             iis = decoded[match.end() : match.end() + 1] in (b"u", b"U")
             kind = (
                 RequestKind.NONSTANDARD_ESCAPE if iis else RequestKind.MALFORMED_ESCAPE
@@ -347,7 +341,7 @@ def _header_findings(
 ) -> Iterator[Finding]:
     hosts = 0
     for name, value in headers:
-        if not _TOKEN.fullmatch(name):
+        if not FIELD_NAME.fullmatch(name):
             yield Finding(Location.HEADER, None, RequestKind.INVALID_HEADER_NAME, 0)
             continue
         lowered = name.lower()
