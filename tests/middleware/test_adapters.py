@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -95,20 +95,15 @@ def _chunks(body: bytes) -> list[bytes]:
     return [body[i : i + size] for i in range(0, len(body), size)] or [b""]
 
 
-def run_asgi(row: Row, options: dict[str, object]) -> Answer:
-    _, method, target, headers, body, _ = row
-    events: list[ViolationEvent] = []
-    app = Utf8GuardMiddleware(
-        asgi_echo,
-        max_body_size=MAX_BODY_BYTES,
-        on_violation=events.append,
-        **options,  # type: ignore[arg-type]  # the CONFIGS values, checked at runtime
-    )
+def http_scope(
+    method: str, target: bytes, headers: Sequence[tuple[bytes, bytes]], body: bytes
+) -> Scope:
+    """The ASGI scope a server makes of a request (Host, Content-Length added)."""
     raw_path, _, query = target.partition(b"?")
     sent_headers = [(b"host", b"localhost"), *headers]
     if body:
         sent_headers.append((b"content-length", str(len(body)).encode()))
-    scope: Scope = {
+    return {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
@@ -120,7 +115,21 @@ def run_asgi(row: Row, options: dict[str, object]) -> Answer:
         "query_string": query,
         "root_path": "",
         "headers": sent_headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("localhost", 80),
     }
+
+
+def run_asgi(row: Row, options: dict[str, object]) -> Answer:
+    _, method, target, headers, body, _ = row
+    events: list[ViolationEvent] = []
+    app = Utf8GuardMiddleware(
+        asgi_echo,
+        max_body_size=MAX_BODY_BYTES,
+        on_violation=events.append,
+        **options,  # type: ignore[arg-type]  # the CONFIGS values, checked at runtime
+    )
+    scope = http_scope(method, target, headers, body)
     pieces = _chunks(body)
     inbox: list[Message] = [
         {"type": "http.request", "body": piece, "more_body": i < len(pieces) - 1}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from utf8guard import STRICT, Policy
@@ -14,23 +12,11 @@ from utf8guard.middleware._form import FormInspector
 from utf8guard.middleware._json import JsonInspector
 from utf8guard.middleware._mediatype import parse_media_type
 from utf8guard.middleware._sniff import SniffingInspector
-from utf8guard.middleware._text import BodyInspector, TextInspector
+from utf8guard.middleware._text import TextInspector
+
+from ._inspection import run, splits
 
 CONFIG = GuardConfig()
-
-
-def run(inspector: BodyInspector, chunks: Sequence[bytes]) -> list[tuple[str, int]]:
-    findings: list[Finding] = []
-    for chunk in chunks:
-        findings += inspector.feed(chunk)
-    findings += inspector.finish()
-    return [(finding.kind.value, finding.offset) for finding in findings]
-
-
-def splits(data: bytes) -> list[list[bytes]]:
-    """``data`` whole, byte by byte, and cut in two at every position."""
-    cuts = [[data], [data[i : i + 1] for i in range(len(data))]]
-    return cuts + [[data[:i], data[i:]] for i in range(len(data) + 1)]
 
 
 TEXT_CASES = [

@@ -14,7 +14,6 @@ import dataclasses
 import io
 import json
 from typing import cast
-from urllib.parse import unquote
 
 import django
 import pytest
@@ -33,7 +32,7 @@ from django.test import (
 from werkzeug.test import Client
 
 from utf8guard.middleware import GuardConfig, Refusal, ViolationEvent
-from utf8guard.middleware.asgi import Message, Scope
+from utf8guard.middleware.asgi import Message
 from utf8guard.middleware.django import Utf8GuardMiddleware
 
 from . import django_site
@@ -44,6 +43,7 @@ from .test_adapters import (
     _body_bytes,
     _chunks,
     _str_headers,
+    http_scope,
     run_wsgi,
 )
 
@@ -84,24 +84,7 @@ def run_django_asgi(row: Row, options: dict[str, object]) -> Answer:
     guard = {"max_body_size": MAX_BODY_BYTES, "on_violation": events.append, **options}
     with override_settings(UTF8GUARD=guard):
         handler = ASGIHandler()
-    raw_path, _, query = target.partition(b"?")
-    sent_headers = [(b"host", b"localhost"), *headers]
-    if body:
-        sent_headers.append((b"content-length", str(len(body)).encode()))
-    scope: Scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": unquote(raw_path.decode("ascii")),
-        "raw_path": raw_path,
-        "query_string": query,
-        "root_path": "",
-        "headers": sent_headers,
-        "client": ("127.0.0.1", 50000),
-        "server": ("localhost", 80),
-    }
+    scope = http_scope(method, target, headers, body)
     pieces = _chunks(body)
     inbox: list[Message] = [
         {"type": "http.request", "body": piece, "more_body": i < len(pieces) - 1}

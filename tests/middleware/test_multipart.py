@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 from urllib.parse import quote
 
 import pytest
@@ -19,24 +18,11 @@ from utf8guard.middleware._multipart import (
     MAX_PART_HEADER_BYTES,
     MultipartInspector,
 )
-from utf8guard.middleware._text import BodyInspector
 from utf8guard.paths import UnsafePathError, safe_filename
 
+from ._inspection import run, splits
+
 CONFIG = GuardConfig()
-
-
-def run(inspector: BodyInspector, chunks: Sequence[bytes]) -> list[tuple[str, int]]:
-    findings: list[Finding] = []
-    for chunk in chunks:
-        findings += inspector.feed(chunk)
-    findings += inspector.finish()
-    return [(finding.kind.value, finding.offset) for finding in findings]
-
-
-def splits(data: bytes) -> list[list[bytes]]:
-    """``data`` whole, byte by byte, and cut in two at every position."""
-    cuts = [[data], [data[i : i + 1] for i in range(len(data))]]
-    return cuts + [[data[:i], data[i:]] for i in range(len(data) + 1)]
 
 
 def multipart(*parts: bytes, boundary: bytes = b"XyZ") -> bytes:
