@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,24 @@ def write(tmp_path: Path, data: bytes, name: str = "in.txt") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
+
+
+def git(repo: Path, *args: str) -> bytes:
+    """Run git in ``repo`` with a fixed identity and no system or user config."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(repo),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "test",
+        "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "test",
+        "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    }
+    done = subprocess.run(  # noqa: S603 (fixed argv, no shell)
+        ["git", *args],  # noqa: S607 (git from PATH, as pre-commit finds it)
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return done.stdout

@@ -13,7 +13,7 @@ import pytest
 
 from utf8guard import _cli_files
 
-from .clitools import run, write
+from .clitools import git, run, write
 
 OVERLONG = b"/etc\xc0\xafpasswd\n"  # no encoding hint: C0 AF is no legacy text
 
@@ -22,25 +22,6 @@ OVERLONG = b"/etc\xc0\xafpasswd\n"  # no encoding hint: C0 AF is no legacy text
 def _no_repo_above(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """git must not find a repository above the test's directory."""
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
-
-
-def git(repo: Path, *args: str) -> None:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(repo),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "test",
-        "GIT_AUTHOR_EMAIL": "test@example.invalid",
-        "GIT_COMMITTER_NAME": "test",
-        "GIT_COMMITTER_EMAIL": "test@example.invalid",
-    }
-    subprocess.run(  # noqa: S603 (fixed argv, no shell)
-        ["git", *args],  # noqa: S607 (git from PATH)
-        cwd=repo,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture

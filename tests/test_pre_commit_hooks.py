@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from .clitools import git
+
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
 
@@ -27,26 +29,6 @@ def load_hook() -> dict[str, object]:
     (hook,) = (h for h in hooks if h["id"] == "utf8guard")
     assert isinstance(hook, dict)
     return hook
-
-
-def git(repo: Path, *args: str) -> bytes:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(repo),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "test",
-        "GIT_AUTHOR_EMAIL": "test@example.invalid",
-        "GIT_COMMITTER_NAME": "test",
-        "GIT_COMMITTER_EMAIL": "test@example.invalid",
-    }
-    done = subprocess.run(  # noqa: S603 (fixed argv, no shell)
-        ["git", *args],  # noqa: S607 (git from PATH, as pre-commit finds it)
-        cwd=repo,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    return done.stdout
 
 
 def staged(repo: Path) -> list[str]:

@@ -120,6 +120,15 @@ def http_scope(
     }
 
 
+def request_messages(body: bytes) -> list[Message]:
+    """``http.request`` messages carrying ``body`` in the chunks a server would use."""
+    pieces = _chunks(body)
+    return [
+        {"type": "http.request", "body": piece, "more_body": i < len(pieces) - 1}
+        for i, piece in enumerate(pieces)
+    ]
+
+
 def run_asgi(row: Row, options: dict[str, object]) -> Answer:
     _, method, target, headers, body, _ = row
     events: list[ViolationEvent] = []
@@ -130,11 +139,7 @@ def run_asgi(row: Row, options: dict[str, object]) -> Answer:
         **options,  # type: ignore[arg-type]  # the CONFIGS values, checked at runtime
     )
     scope = http_scope(method, target, headers, body)
-    pieces = _chunks(body)
-    inbox: list[Message] = [
-        {"type": "http.request", "body": piece, "more_body": i < len(pieces) - 1}
-        for i, piece in enumerate(pieces)
-    ]
+    inbox = request_messages(body)
     outbox: list[Message] = []
 
     async def receive() -> Message:

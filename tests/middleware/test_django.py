@@ -41,9 +41,9 @@ from .test_adapters import (
     SAMPLE_OPTIONS,
     Answer,
     _body_bytes,
-    _chunks,
     _str_headers,
     http_scope,
+    request_messages,
     run_wsgi,
 )
 
@@ -85,11 +85,7 @@ def run_django_asgi(row: Row, options: dict[str, object]) -> Answer:
     with override_settings(UTF8GUARD=guard):
         handler = ASGIHandler()
     scope = http_scope(method, target, headers, body)
-    pieces = _chunks(body)
-    inbox: list[Message] = [
-        {"type": "http.request", "body": piece, "more_body": i < len(pieces) - 1}
-        for i, piece in enumerate(pieces)
-    ]
+    inbox = request_messages(body)
     outbox: list[Message] = []
 
     async def receive() -> Message:
