@@ -1,121 +1,209 @@
 """A one-pass proof that a request head is clean: the per-location checks are skipped.
 
-``is_clean_head`` is True only when :func:`._request.inspect_head` would find nothing:
-it applies the same rules (taken from ``_request``, ``_percent`` and ``_cookies``, not
-restated) to whole components at once, with substring tests where a pattern would
-cost more, and builds no finding. Whatever it cannot settle cheaply (a head with no
-raw target, a path the server decoded differently, anything that looks like a dot
-segment or an encoded separator, an escape left in a decoded query) it leaves to the
-full inspection by answering False, which only costs time. Pure.
+``scan_head`` says "clean" only when :func:`._request.inspect_head` would find
+nothing: it applies the same rules (taken from ``_request``, ``_percent`` and
+``_cookies``, not restated) to whole components at once, with substring tests where
+a pattern would cost more, and builds no finding. Whatever it cannot settle cheaply
+(a head with no raw target, a path the server decoded differently, anything that
+looks like a dot segment or an encoded separator, an escape left in a decoded query,
+a header pair of the wrong shape, repeated or chunked framing) it leaves to the full
+inspection by answering None, which only costs time. Pure.
+
+The C accelerator has the same function (``_speedups.scan_head``), held to this one
+by the tests; :data:`scan_head` is whichever is active.
 """
 
 from __future__ import annotations
 
-from operator import itemgetter
+from collections.abc import Callable
 from typing import Final
 
+from .._policy import Policy
 from .._scan import is_valid
 from ._abnf import TCHAR
 from ._config import GuardConfig
-from ._cookies import cookie_policy
 from ._percent import strict_unquote
 from ._request import LOOKALIKE, RequestHead
 
-__all__ = ["is_clean_head"]
+__all__ = ["CleanHead", "clean_head", "is_clean_head", "py_scan_head", "scan_head"]
 
-_NAME: Final = itemgetter(0)
-_VALUE: Final = itemgetter(1)
 #: Joins header names for one token check: "\n" is no tchar (RFC 9110 §5.6.2).
 _NAME_JOINER: Final = b"\n"
 # Joins header values for one UTF-8 check. UTF-8 is self-synchronising and every
 # policy rule is per code point, so the join is valid exactly when every value is;
 # SP is allowed by every policy and is none of the bytes RFC 9110 §5.5 forbids.
-# A header with a control (refused in cookies only) goes the slow way.
 _VALUE_JOINER: Final = b" "
+#: A header is a ``[name, value]`` pair (ASGI HTTP connection scope).
+_PAIR_LENGTH: Final = 2
+
+
+#: What the body's route needs from a clean head: whether the decoded path holds
+#: non-ASCII (then the look-alike separator rule still applies), and the value of the
+#: one Content-Length and the one Content-Type field, if any.
+CleanHead = tuple[bool, bytes | None, bytes | None]
+ScanHead = Callable[
+    [bytes | None, bytes | None, bytes, object, Policy, Policy, Policy],
+    CleanHead | None,
+]
 
 
 def is_clean_head(head: RequestHead, config: GuardConfig) -> bool:
     """True only when ``inspect_head(head, config)`` yields no finding."""
-    return (
-        _is_clean_path(head, config)
-        and _is_clean_query(head.query_string, config)
-        and _are_clean_headers(head.headers, config)
+    return clean_head(head.raw_path, head.app_path, head.query_string, head.headers,
+                      config) is not None  # fmt: skip
+
+
+def clean_head(
+    raw_path: bytes | None,
+    app_path: bytes | None,
+    query: bytes,
+    headers: object,
+    config: GuardConfig,
+) -> CleanHead | None:
+    """:func:`scan_head` with ``config``'s policies and its look-alike rule applied.
+
+    Not None only when ``inspect_head`` would find nothing in a head of these parts
+    (``headers`` as the server gave it: pairs of any other shape are not clean).
+    """
+    found = scan_head(
+        raw_path,
+        app_path,
+        query,
+        headers,
+        config.effective_path_policy,
+        config.policy,
+        config.header_policy,
     )
+    if found is None or not found[0] or config.allow_lookalike_separators:
+        return found
+    # raw_path is set: only a head with a raw target is clean.
+    decoded = strict_unquote(raw_path or b"")
+    return found if LOOKALIKE.search(decoded or b"") is None else None
 
 
-def _is_clean_path(head: RequestHead, config: GuardConfig) -> bool:
-    raw = head.raw_path
-    if raw is None or not raw.isascii():
-        return False
+def py_scan_head(
+    raw_path: bytes | None,
+    app_path: bytes | None,
+    query: bytes,
+    headers: object,
+    path_policy: Policy,
+    policy: Policy,
+    header_policy: Policy,
+) -> CleanHead | None:
+    """None unless path, query and headers are clean; then what the body needs.
+
+    ``path_policy``, ``policy`` and ``header_policy`` are the config's
+    ``effective_path_policy``, ``policy`` and ``header_policy``. The look-alike rule
+    is the caller's (``lookalike_check``). Clean headers also mean at most one
+    Content-Length and one Content-Type and no Transfer-Encoding: other framing is
+    the full check's.
+    """
+    if type(raw_path) is not bytes or type(query) is not bytes:
+        return None
+    decoded = _clean_path(raw_path, app_path, path_policy)
+    if decoded is None or not _is_clean_query(query, policy):
+        return None
+    fields = _clean_headers(headers, header_policy)
+    if fields is None:
+        return None
+    return (not decoded.isascii(), *fields)
+
+
+def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | None:
+    """The decoded path when it is clean but for the look-alike rule, else None."""
+    if not raw.isascii():
+        return None
     # What a _PATH_TRICK match must contain: a "." at the start of a segment (the
     # path's start, "/" or "\" before it), or an escape "%2e", "%2f" or "%5c".
     if b"." in raw and (raw.startswith(b".") or b"/." in raw or b"\\." in raw):
-        return False
+        return None
     if b"%" in raw:
         if b"%2" in raw or b"%5" in raw:
             lowered = raw.lower()
             if b"%2e" in lowered or b"%2f" in lowered or b"%5c" in lowered:
-                return False
+                return None
         decoded = strict_unquote(raw)
         # None: a malformed escape. "%" after one decode: double encoding.
         if decoded is None or b"%" in decoded:
-            return False
+            return None
     else:
         decoded = raw
     # _LINE_CONTROL: TAB, LF, CR.
     if b"\t" in decoded or b"\n" in decoded or b"\r" in decoded:
-        return False
-    if head.app_path is not None and head.app_path != decoded:
-        return False
-    return is_valid(decoded, config.effective_path_policy) and (
-        config.allow_lookalike_separators
-        or decoded.isascii()
-        or LOOKALIKE.search(decoded) is None
-    )
+        return None
+    if app_path is not None and app_path != decoded:
+        return None
+    return decoded if is_valid(decoded, policy) else None
 
 
-def _is_clean_query(query: bytes, config: GuardConfig) -> bool:
+def _is_clean_query(query: bytes, policy: Policy) -> bool:
     if not query.isascii():
         return False
     if b"%" not in query:
-        return is_valid(query, config.policy)
+        return is_valid(query, policy)
     # "&", "=" and "+" are ASCII and no sequence spans one, so the whole decoded
     # query is clean exactly when each decoded name and value is.
     decoded = strict_unquote(query.replace(b"+", b" "))
-    return (
-        decoded is not None and b"%" not in decoded and is_valid(decoded, config.policy)
-    )
+    return decoded is not None and b"%" not in decoded and is_valid(decoded, policy)
 
 
-def _are_clean_headers(
-    headers: tuple[tuple[bytes, bytes], ...], config: GuardConfig
-) -> bool:
-    if not headers:
-        return True
-    names = _NAME_JOINER.join(map(_NAME, headers))
+def _clean_headers(
+    headers: object, policy: Policy
+) -> tuple[bytes | None, bytes | None] | None:
+    """``(Content-Length, Content-Type)`` of clean headers, else None."""
+    if not isinstance(headers, list | tuple):
+        return None
+    names: list[bytes] = []
+    values: list[bytes] = []
+    for pair in headers:
+        # The shapes _request.RequestHead takes; anything else the full check refuses.
+        if not isinstance(pair, list | tuple) or len(pair) != _PAIR_LENGTH:
+            return None
+        name, value = pair
+        if not isinstance(name, bytes) or not isinstance(value, bytes):
+            return None
+        names.append(name)
+        values.append(value)
+    if not names:
+        return None, None
+    joined = _NAME_JOINER.join(names)
     # Every name a token: nothing but tchar between the joiners, and none empty.
-    if names.translate(None, TCHAR) != _NAME_JOINER * (len(headers) - 1):
-        return False
-    lowered = names.lower().split(_NAME_JOINER)
+    if joined.translate(None, TCHAR) != _NAME_JOINER * (len(names) - 1):
+        return None
+    lowered = joined.lower().split(_NAME_JOINER)
     if b"" in lowered:
-        return False
-    values = _VALUE_JOINER.join(map(_VALUE, headers))
+        return None
+    values_joined = _VALUE_JOINER.join(values)
     # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
     # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
     # controls refused too: stricter for every header, exact for the Cookie one.
-    if b"\r" in values or b"\n" in values:
-        return False
-    if not is_valid(values, cookie_policy(config.policy)):
-        return False
-    hosts = lowered.count(b"host")
+    if b"\r" in values_joined or b"\n" in values_joined:
+        return None
+    if not is_valid(values_joined, policy):
+        return None
     # RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two).
-    if hosts > 1 or (hosts and b"," in headers[lowered.index(b"host")][1]):
-        return False
+    hosts = lowered.count(b"host")
+    if hosts > 1 or (hosts and b"," in values[lowered.index(b"host")]):
+        return None
     cookies = lowered.count(b"cookie")
-    if not cookies:
-        return True
     if cookies > 1:
-        return False  # HTTP/2 may split it in fields (RFC 9113 §8.2.3): slow path
-    cookie = headers[lowered.index(b"cookie")][1]
-    # The rest of what cookie_findings refuses: a backslash escape, a TAB.
-    return b"\\" not in cookie and b"\t" not in cookie
+        return None  # HTTP/2 may split it in fields (RFC 9113 §8.2.3): slow path
+    if cookies:
+        cookie = values[lowered.index(b"cookie")]
+        # The rest of what cookie_findings refuses: a backslash escape, a TAB.
+        if b"\\" in cookie or b"\t" in cookie:
+            return None
+    # RFC 9112 §6.3: framing the body check must weigh in full (_engine's
+    # _framing_finding and body_inspector's repeated Content-Type).
+    lengths = lowered.count(b"content-length")
+    types = lowered.count(b"content-type")
+    if b"transfer-encoding" in lowered or lengths > 1 or types > 1:
+        return None
+    return (
+        values[lowered.index(b"content-length")] if lengths else None,
+        values[lowered.index(b"content-type")] if types else None,
+    )
+
+
+#: The active implementation of :func:`py_scan_head`.
+scan_head: ScanHead = py_scan_head

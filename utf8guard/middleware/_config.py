@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Final, Literal, TypedDict, get_args
 from .._policy import STRICT, Policy
 from .._scan import is_valid
 from ._abnf import FIELD_NAME
+from ._cookies import cookie_policy
 from ._finding import ViolationEvent
 
 if TYPE_CHECKING:
@@ -79,6 +80,9 @@ class GuardConfig:
     request_id_header: str | None = None
     #: ``path_policy`` (or ``policy``) with NUL, controls and bidi controls refused.
     effective_path_policy: Policy = field(init=False, repr=False)
+    #: ``policy`` with NUL and controls refused: what a Cookie value must meet, and
+    #: what every header value meets when a head is proven clean in one pass.
+    header_policy: Policy = field(init=False, repr=False)
     #: The ASCII bytes each policy refuses, as a pattern (None: it refuses none), so
     #: that plain ASCII, most of any request, skips the full scan.
     ascii_refused: re.Pattern[bytes] | None = field(init=False, repr=False)
@@ -120,6 +124,7 @@ class GuardConfig:
             base, allow_nul=False, allow_controls=False, allow_bidi_controls=False
         )
         object.__setattr__(self, "effective_path_policy", path)
+        object.__setattr__(self, "header_policy", cookie_policy(self.policy))
         object.__setattr__(self, "ascii_refused", _ascii_refused(self.policy))
         object.__setattr__(self, "path_ascii_refused", _ascii_refused(path))
 
