@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
+from typing import Final
 
 from ._config import GuardConfig
 from ._finding import Finding, RequestKind
@@ -13,7 +15,10 @@ from ._multipart import MAX_BOUNDARY_BYTES, MultipartInspector
 from ._sniff import SniffingInspector
 from ._text import BodyInspector, body_finding
 
-__all__ = ["body_inspector"]
+__all__ = ["body_inspector", "body_kind", "inspector_for"]
+
+#: Content-Type values whose kind is remembered.
+_KINDS_CACHED: Final = 64
 
 
 def body_inspector(
@@ -39,7 +44,7 @@ def body_inspector(
             codings.append(value)
     if len(types) > 1 or len(codings) > 1:
         return body_finding(RequestKind.DUPLICATE_HEADER)
-    inspector = _inspector_for(types[0] if types else None, config)
+    inspector = inspector_for(types[0] if types else None, config)
     if inspector is None or isinstance(inspector, Finding):
         return inspector
     if codings and codings[0].strip().lower() not in (b"", b"identity"):
@@ -50,31 +55,57 @@ def body_inspector(
     return inspector
 
 
-def _inspector_for(
-    content_type: bytes | None, config: GuardConfig
-) -> BodyInspector | Finding | None:
+def body_kind(content_type: bytes | None, config: GuardConfig) -> str | RequestKind:
+    """What a body of this Content-Type gets: ``sniff`` (no type, ``text/*``, or any
+    type with ``inspect_all_bodies``), ``binary`` (sniffed, passes unless JSON),
+    ``json``, ``form``, ``multipart``, or the refusal its parameters earn."""
+    kind = _kind(content_type, config.inspect_all_bodies)
+    return kind if isinstance(kind, RequestKind) else kind[0]
+
+
+@lru_cache(maxsize=_KINDS_CACHED)
+def _kind(
+    content_type: bytes | None, inspect_all: bool
+) -> tuple[str, bytes] | RequestKind:
+    """:func:`body_kind`, with the multipart boundary (else empty)."""
+    # Cached: a few Content-Type values recur on every request. The key is the
+    # header's bytes, bounded by the server's header limits; the cache by its size.
     if content_type is None:
-        return SniffingInspector(config.policy, binary=False)
+        return "sniff", b""
     parsed = parse_media_type(content_type)
     if parsed is None:
-        return body_finding(RequestKind.UNSUPPORTED_CHARSET)
+        return RequestKind.UNSUPPORTED_CHARSET
     media_type, params = parsed
     refused = extended_parameter(params)
     if refused is not None:
-        return body_finding(refused)
+        return refused
     kind = media_kind(media_type)
-    if kind is None and not config.inspect_all_bodies:
+    if kind is None and not inspect_all:
         # A binary type's charset is ignored: nothing decodes such a body by it.
-        return SniffingInspector(config.policy, binary=True)
+        return "binary", b""
     if params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
-        return body_finding(RequestKind.UNSUPPORTED_CHARSET)
+        return RequestKind.UNSUPPORTED_CHARSET
     if kind is None or kind == "text":
-        return SniffingInspector(config.policy, binary=False)
+        return "sniff", b""
+    boundary = params.get("boundary", "").encode("latin-1")
+    if kind == "multipart" and not 1 <= len(boundary) <= MAX_BOUNDARY_BYTES:
+        return RequestKind.MALFORMED_MULTIPART
+    return kind, boundary
+
+
+def inspector_for(
+    content_type: bytes | None, config: GuardConfig
+) -> BodyInspector | Finding:
+    """The inspector for a body of this one Content-Type (None: no such field),
+    or the refusal it earns; Content-Encoding aside."""
+    found = _kind(content_type, config.inspect_all_bodies)
+    if isinstance(found, RequestKind):
+        return body_finding(found)
+    kind, boundary = found
+    if kind == "sniff" or kind == "binary":
+        return SniffingInspector(config.policy, binary=kind == "binary")
     if kind == "json":
         return JsonInspector(config.policy)
     if kind == "form":
         return FormInspector(config.policy)
-    boundary = params.get("boundary", "").encode("latin-1")
-    if not 1 <= len(boundary) <= MAX_BOUNDARY_BYTES:
-        return body_finding(RequestKind.MALFORMED_MULTIPART)
     return MultipartInspector(boundary, config)

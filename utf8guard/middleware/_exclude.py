@@ -18,7 +18,7 @@ from ._config import GuardConfig
 from ._percent import percent_decode
 from ._request import RequestHead, inspect_head
 
-__all__ = ["is_excluded"]
+__all__ = ["is_excluded", "may_be_excluded"]
 
 
 def is_excluded(head: RequestHead, config: GuardConfig) -> bool:
@@ -28,7 +28,7 @@ def is_excluded(head: RequestHead, config: GuardConfig) -> bool:
     under it, ``"/webhooks/stripe-x"`` not) or a compiled pattern that must match a
     whole path (``re.compile(r"/hooks/[0-9]+")``).
     """
-    if not config.exclude_paths or not _matches(head.path, config):
+    if not may_be_excluded(head.path, config):
         return False  # the cheap test first: most paths match no entry
     raw = head.raw_path
     if raw is not None and (b"%2f" in raw.lower() or b"%5c" in raw.lower()):
@@ -42,6 +42,12 @@ def is_excluded(head: RequestHead, config: GuardConfig) -> bool:
     if head.app_path is not None:
         forms.append(head.app_path.decode())
     return all(_matches(form, config) and not _has_dot_segment(form) for form in forms)
+
+
+def may_be_excluded(path: str, config: GuardConfig) -> bool:
+    """Whether a request whose decoded path is ``path`` could be excluded: if not,
+    :func:`is_excluded` is False for it too (its first test is this one)."""
+    return bool(config.exclude_paths) and _matches(path, config)
 
 
 def _matches(path: str, config: GuardConfig) -> bool:

@@ -8,12 +8,12 @@ from functools import lru_cache
 from typing import Final, cast
 
 from .._policy import Policy, refused_ranges
-from .._scan import find_violation
+from .._scan import find_violation, is_valid
 from .._violation import Kind
 from ._finding import Finding, Location, RequestKind
 from ._text import MAX_BODY_FINDINGS, Utf8Check
 
-__all__ = ["JsonInspector"]
+__all__ = ["JsonInspector", "is_plain_json"]
 
 #: Longest JSON escape the scanner waits for: a surrogate pair, "\\uD83D\\uDE00".
 _PAIR_BYTES: Final = 12
@@ -25,6 +25,19 @@ _WINDOW_BYTES: Final = 64 * 1024
 _UTF8_ENCODINGS: Final = ("utf-8", "utf-8-sig")
 #: Bytes json.detect_encoding looks at.
 _DETECT_BYTES: Final = 4
+
+
+def is_plain_json(body: bytes, policy: Policy) -> bool:
+    """True when a whole JSON body is clean without a look at escapes: it has none
+    (no backslash), ``json.loads`` would read it as UTF-8, and its bytes are valid.
+
+    False says nothing: :class:`JsonInspector` decides such a body.
+    """
+    return (
+        b"\\" not in body
+        and json.detect_encoding(body[:_DETECT_BYTES]) in _UTF8_ENCODINGS
+        and is_valid(body, policy)
+    )
 
 
 class JsonInspector:

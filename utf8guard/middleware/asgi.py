@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Sequence
 from typing import Final
 
+from ._clean import clean_head
 from ._config import GuardConfig
 from ._engine import check_head
-from ._exclude import is_excluded
+from ._exclude import is_excluded, may_be_excluded
+from ._fast import NO_BODY, body_plan, is_clean_body
 from ._finding import RequestSummary, ScopeType
 from ._flow import BodyBuffer, BodyFlow, Route, StreamGate
 from ._guard import Guard
@@ -29,6 +31,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _DISCONNECT: Final = {"type": "http.disconnect"}
+#: The HTTP versions whose framing says when a request has no body (RFC 9112 §6.3).
+_HTTP1: Final = ("1.0", "1.1")
 #: A header is a ``[name, value]`` pair (ASGI HTTP connection scope).
 _PAIR_LENGTH: Final = 2
 #: ASGI websocket spec: the extension that lets a server send an HTTP response to a
@@ -58,7 +62,24 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
-        if kind != "http" and kind != "websocket":
+        if kind == "http":
+            plan = self._fast_lane(scope)
+            if plan is not None:
+                length, content_type = plan
+                if length == NO_BODY:
+                    await self.app(scope, receive, send)
+                    return
+                message = await receive()
+                if _is_whole(message, length) and is_clean_body(
+                    message["body"],  # type: ignore[arg-type]
+                    content_type,
+                    self.config,
+                ):
+                    await self.app(scope, _Prepend(message, receive), send)
+                    return
+                # Anything else the full check decides, on the same messages.
+                receive = _Prepend(message, receive)
+        elif kind != "websocket":
             await self.app(scope, receive, send)
             return
         head = _head(scope)
@@ -90,6 +111,47 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         has_body = _has_body(scope, verdict.head.headers)
         flow = BodyFlow(verdict, self.config, scope_type, has_body=has_body)
         await _Exchange(self.app, flow, scope, verdict.head.headers).run(receive, send)
+
+    def _fast_lane(self, scope: Scope) -> tuple[int, bytes | None] | None:
+        """:func:`._fast.body_plan` for an HTTP scope (None: the full check)."""
+        config = self.config
+        path = scope.get("path")
+        if config.exclude_paths and (
+            not isinstance(path, str) or may_be_excluded(path, config)
+        ):
+            return None
+        found = clean_head(
+            scope.get("raw_path"),  # type: ignore[arg-type]
+            None,
+            scope.get("query_string"),  # type: ignore[arg-type]
+            scope.get("headers"),
+            config,
+        )
+        framed = scope.get("http_version") in _HTTP1
+        return body_plan(found, config, framed=framed)
+
+
+def _is_whole(message: Message, length: int) -> bool:
+    """Whether ``message`` is the whole body, of the declared ``length``."""
+    body = message.get("body", b"")
+    return (
+        message["type"] == "http.request"
+        and not message.get("more_body", False)
+        and isinstance(body, bytes)
+        and len(body) == length
+    )
+
+
+class _Prepend:
+    """``receive`` that gives ``message`` first, then the server's messages."""
+
+    def __init__(self, message: Message, receive: Receive) -> None:
+        self._message: Message | None = message
+        self._receive = receive
+
+    async def __call__(self) -> Message:
+        message, self._message = self._message, None
+        return await self._receive() if message is None else message
 
 
 def _summary(
@@ -183,7 +245,7 @@ def _has_body(scope: Scope, headers: Sequence[tuple[bytes, bytes]]) -> bool:
     """False when RFC 9112 §6.3 item 7 says there is no body: an HTTP/1 request with
     neither Content-Length nor Transfer-Encoding (HTTP/2 and 3 frame bodies without
     them)."""
-    if scope.get("http_version") not in ("1.0", "1.1"):
+    if scope.get("http_version") not in _HTTP1:
         return True
     names = {name.lower() for name, _ in headers}
     return b"content-length" in names or b"transfer-encoding" in names

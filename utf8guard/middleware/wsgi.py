@@ -14,9 +14,11 @@ from itertools import chain
 from typing import TYPE_CHECKING, Final
 
 from .._repair import repair
+from ._clean import clean_head
 from ._config import GuardConfig
 from ._engine import check_head
-from ._exclude import is_excluded
+from ._exclude import is_excluded, may_be_excluded
+from ._fast import NO_BODY, body_plan, is_clean_body
 from ._finding import RequestSummary
 from ._flow import BodyBuffer, BodyFlow, Route
 from ._guard import Guard
@@ -36,6 +38,7 @@ from ._wsgi_response import Closing, Deferred
 from ._wsgi_response import send_problem as _send_problem
 
 if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 __all__ = ["Utf8GuardWSGIMiddleware"]
@@ -75,7 +78,24 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
     def __call__(
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> Iterable[bytes]:
-        head = environ_head(environ)
+        parts = environ_parts(environ)
+        plan = self._fast_lane(environ, parts)
+        if plan is not None:
+            length, content_type = plan
+            environ = dict(environ)
+            if length == NO_BODY:
+                # PEP 3333: no body at all. The app gets the empty stream it should
+                # read, as in the full check's Route.EMPTY.
+                environ["wsgi.input"] = io.BytesIO(b"")
+                return self.app(environ, start_response)
+            body = _read_whole(environ, length)
+            if body is not None:
+                environ["wsgi.input"] = io.BytesIO(body)
+                if is_clean_body(body, content_type, self.config):
+                    environ["wsgi.input_terminated"] = True
+                    return self.app(environ, start_response)
+            # Anything else the full check decides, on the same bytes.
+        head = _head(*parts)
         if is_excluded(head, self.config):
             return self.app(environ, start_response)
         # What the server said, taken now: the app may rewrite its environ (ProxyFix
@@ -90,6 +110,21 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
             environ = _with_head(environ, verdict.head, self.config)
         flow = BodyFlow(verdict, self.config, SCOPE_TYPE, has_body=has_body(environ))
         return self._respond(flow, environ, start_response)
+
+    def _fast_lane(
+        self, environ: WSGIEnvironment, parts: Parts
+    ) -> tuple[int, bytes | None] | None:
+        """:func:`._fast.body_plan` for a WSGI request (None: the full check)."""
+        raw_path, app_path, query, headers = parts
+        config = self.config
+        if config.exclude_paths and may_be_excluded(
+            app_path.decode("utf-8", "replace"), config
+        ):
+            return None
+        found = clean_head(raw_path, app_path, query, headers, config)
+        # PEP 3333: without CONTENT_LENGTH, a body only when the input is terminated.
+        framed = not environ.get("wsgi.input_terminated")
+        return body_plan(found, config, framed=framed)
 
     def _respond(
         self, flow: BodyFlow, environ: WSGIEnvironment, start_response: StartResponse
@@ -144,12 +179,22 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         return Closing(result, buffer.close)
 
 
+#: A request head as a WSGI environ gives it: raw path, decoded path, query, headers.
+Parts = tuple[bytes | None, bytes, bytes, list[tuple[bytes, bytes]]]
+
+
 def environ_head(environ: WSGIEnvironment) -> RequestHead:
-    """The request head from a WSGI environ; odd types count as empty (then refused).
+    """The request head from a WSGI environ; odd types count as empty (then refused)."""
+    return _head(*environ_parts(environ))
+
+
+def environ_parts(environ: WSGIEnvironment) -> Parts:
+    """``(raw_path, app_path, query, headers)`` of a WSGI environ, as bytes.
 
     PEP 3333: environ strings hold one byte per code point, so ``latin-1`` gives the
     bytes back. The raw target (``RAW_URI`` from Gunicorn and Werkzeug,
-    ``REQUEST_URI`` from mod_wsgi and uWSGI) is the path the client sent.
+    ``REQUEST_URI`` from mod_wsgi and uWSGI) is the path the client sent; the app
+    path is ``SCRIPT_NAME + PATH_INFO`` as the server decoded it.
     """
     app_path = _latin1(environ, "SCRIPT_NAME") + _latin1(environ, "PATH_INFO")
     raw = _latin1(environ, "RAW_URI") or _latin1(environ, "REQUEST_URI")
@@ -158,13 +203,54 @@ def environ_head(environ: WSGIEnvironment) -> RequestHead:
         absolute = _ABSOLUTE_FORM.match(raw)
         raw_path = raw[absolute.end() :] if absolute else raw
         raw_path = raw_path.partition(b"?")[0].partition(b"#")[0]
+    query = _latin1(environ, "QUERY_STRING")
+    return raw_path, app_path, query, [(n, v) for _, n, v in _headers(environ)]
+
+
+def _head(
+    raw_path: bytes | None,
+    app_path: bytes,
+    query: bytes,
+    headers: list[tuple[bytes, bytes]],
+) -> RequestHead:
     return RequestHead(
         path=app_path.decode("utf-8", "replace"),
         raw_path=raw_path,
-        query_string=_latin1(environ, "QUERY_STRING"),
-        headers=tuple([(name, value) for _, name, value in _headers(environ)]),
+        query_string=query,
+        headers=tuple(headers),
         app_path=app_path,
     )
+
+
+def _read_whole(environ: WSGIEnvironment, length: int) -> bytes | None:
+    """The body of declared ``length`` read in one piece, or None (then
+    ``environ["wsgi.input"]`` is set to give the full check the same bytes: what
+    was read, then the rest, or the read's error again)."""
+    chunks = input_chunks(environ)
+    try:
+        first = next(chunks, None)
+    except OSError as error:
+        environ["wsgi.input"] = _Failed(error)
+        return None
+    if first is not None and first[1] and len(first[0]) == length:
+        return first[0]
+    read = [] if first is None else [first[0]]
+    environ["wsgi.input"] = reader(Pieces(chain(read, (c for c, _ in chunks))))
+    return None
+
+
+class _Failed(io.RawIOBase):
+    """A stream whose reads raise ``error``: a server's read error, kept."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__()
+        self._error = error
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        raise self._error
 
 
 def _summary(
