@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from utf8guard import Policy
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._clean import is_clean_head
+from utf8guard.middleware._clean import clean_head, is_clean_head
 from utf8guard.middleware._engine import check_head
 from utf8guard.middleware._finding import RequestSummary
 from utf8guard.middleware._percent import strict_unquote
@@ -263,3 +263,39 @@ def test_summary_built_only_when_reported() -> None:
     assert refused.problem is not None
     assert refused.report.request.path == "/x"
     assert calls == [1]  # built once, however often it is read
+
+
+def _scan(headers: object, raw_path: object = b"/caf%C3%A9") -> object:
+    config = GuardConfig()
+    return clean_head(raw_path, None, b"q=1", headers, config)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        None,
+        b"host: x",
+        [(b"host", b"x", b"y")],
+        [(b"host",)],
+        [("host", b"x")],
+        [(b"host", "x")],
+        [bytearray(b"host"), b"x"],
+        [(b"content-length", b"1"), (b"Content-Length", b"1")],
+        [(b"content-type", b"a/b"), (b"CONTENT-TYPE", b"a/b")],
+        [(b"transfer-encoding", b"chunked")],
+        [(b"content-encoding", b"identity")],
+    ],
+    ids=repr,
+)
+def test_shapes_and_framing_the_scan_leaves_to_the_full_check(headers: object) -> None:
+    """Odd header shapes are refused by the full check (``RequestHead`` takes pairs
+    of bytes only); repeated framing fields and codings are weighed by it."""
+    assert _scan(headers) is None
+
+
+def test_scan_returns_the_framing_fields_of_a_clean_head() -> None:
+    headers = [[b"Content-Type", b"application/json"], (b"content-length", b"12")]
+    assert _scan(headers) == (True, b"12", b"application/json")
+    assert _scan([]) == (True, None, None)
+    assert _scan((), raw_path=b"/plain") == (False, None, None)
+    assert _scan((), raw_path="/str") is None

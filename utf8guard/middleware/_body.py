@@ -45,7 +45,7 @@ def body_inspector(
     if len(types) > 1 or len(codings) > 1:
         return body_finding(RequestKind.DUPLICATE_HEADER)
     inspector = inspector_for(types[0] if types else None, config)
-    if inspector is None or isinstance(inspector, Finding):
+    if isinstance(inspector, Finding):
         return inspector
     if codings and codings[0].strip().lower() not in (b"", b"identity"):
         binary = isinstance(inspector, SniffingInspector) and inspector.binary

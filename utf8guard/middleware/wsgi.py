@@ -246,9 +246,6 @@ class _Failed(io.RawIOBase):
         super().__init__()
         self._error = error
 
-    def readable(self) -> bool:
-        return True
-
     def readinto(self, buffer: WriteableBuffer) -> int:
         raise self._error
 
