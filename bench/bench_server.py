@@ -19,8 +19,12 @@ All four servers run at once and take turns: in each round every (server, reques
 cell runs bare then guarded, or guarded then bare in odd rounds, so load from
 elsewhere on a shared machine hits both alike. Per cell: median req/s of each
 variant, the median of the per-round ratios guarded/bare, their IQR and range (the
-noise), and the verdict against 95%. A response above 399 (wrk's status errors)
-spoils the verdict: a guard that refuses must not count as fast. Run:
+noise), and the verdict against 95%. Next to it, the same ratio by the server's CPU
+time (requests per CPU second of its process group, from /proc), which other jobs
+on a shared machine disturb far less than req/s: a server that has to share its
+core serves fewer requests per second, not fewer per CPU second. A response above
+399 (wrk's status errors) spoils the verdict: a guard that refuses must not count as
+fast. Run:
 ``python -m bench.bench_server [--rounds 20 --seconds 2 --connections 8]``.
 """
 
@@ -63,10 +67,27 @@ REQUESTS: Final = ("GET", "POST")
 TARGET_RATIO: Final = 0.95
 WARM_UP_SECONDS: Final = 1
 PROBE_TIMEOUT_SECONDS: Final = 10.0
-#: (server, request) -> one (bare, guarded) pair of runs per round.
-Results = dict[tuple[str, str], list[tuple[_wrk.Run, _wrk.Run]]]
-#: Runs one cell: (server, variant, request) -> what wrk counted.
-Runner = Callable[[str, str, str], _wrk.Run]
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One wrk run against one server, and the CPU seconds the server used meanwhile
+    (its process group, from /proc, in ticks of 10 ms)."""
+
+    run: _wrk.Run
+    cpu_seconds: float
+
+    @property
+    def cpu_rate(self) -> float:
+        """Requests per second of server CPU: the req/s it would reach with a core of
+        its own, which other jobs on a shared machine disturb far less."""
+        return self.run.requests / self.cpu_seconds
+
+
+#: (server, request) -> one (bare, guarded) pair of samples per round.
+Results = dict[tuple[str, str], list[tuple[Sample, Sample]]]
+#: Runs one cell: (server, variant, request) -> its sample.
+Runner = Callable[[str, str, str], Sample]
 
 
 # The apps: read the body, answer 200 "ok".
@@ -171,7 +192,10 @@ class Summary:
 
     bare_rate: float
     guarded_rate: float
+    #: guarded/bare req/s per round
     ratios: list[float]
+    #: guarded/bare requests per server CPU second per round
+    cpu_ratios: list[float]
     refused: int
     socket_errors: int
 
@@ -185,34 +209,41 @@ class Summary:
         return "ok" if self.ratio >= TARGET_RATIO else "MISS"
 
 
-def summarize(pairs: Sequence[tuple[_wrk.Run, _wrk.Run]]) -> Summary:
-    runs = [run for pair in pairs for run in pair]
+def summarize(pairs: Sequence[tuple[Sample, Sample]]) -> Summary:
+    runs = [sample.run for pair in pairs for sample in pair]
     return Summary(
-        bare_rate=statistics.median(bare.rate for bare, _ in pairs),
-        guarded_rate=statistics.median(guarded.rate for _, guarded in pairs),
-        ratios=[guarded.rate / bare.rate for bare, guarded in pairs],
+        bare_rate=statistics.median(bare.run.rate for bare, _ in pairs),
+        guarded_rate=statistics.median(guarded.run.rate for _, guarded in pairs),
+        ratios=[guarded.run.rate / bare.run.rate for bare, guarded in pairs],
+        cpu_ratios=[guarded.cpu_rate / bare.cpu_rate for bare, guarded in pairs],
         refused=sum(run.refused for run in runs),
         socket_errors=sum(run.socket_errors for run in runs),
     )
 
 
 def table(results: Results) -> list[str]:
-    """The Markdown summary: medians, the median ratio, its IQR and range, verdict."""
+    """The Markdown summary: median req/s, the median ratio with its IQR and range,
+    the same for the ratio by server CPU, socket errors and the verdict."""
     lines = [
         "| server | request | bare req/s | guarded req/s | ratio | IQR | range "
-        "| errors | verdict |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| by CPU | IQR | errors | verdict |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for (server, method), pairs in results.items():
         cell = summarize(pairs)
-        q1, _, q3 = statistics.quantiles(cell.ratios, n=4, method="inclusive")
         lines.append(
             f"| {server} | {method} | {cell.bare_rate:.0f} | {cell.guarded_rate:.0f} "
-            f"| **{cell.ratio:.1%}** | {q1:.1%}-{q3:.1%} "
+            f"| **{cell.ratio:.1%}** | {_iqr(cell.ratios)} "
             f"| {min(cell.ratios):.1%}-{max(cell.ratios):.1%} "
+            f"| {statistics.median(cell.cpu_ratios):.1%} | {_iqr(cell.cpu_ratios)} "
             f"| {cell.socket_errors} | {cell.verdict()} |"
         )
     return lines
+
+
+def _iqr(ratios: Sequence[float]) -> str:
+    q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    return f"{q1:.1%}-{q3:.1%}"
 
 
 def rounds_table(results: Results) -> list[str]:
@@ -221,7 +252,7 @@ def rounds_table(results: Results) -> list[str]:
     names = " | ".join(f"{server} {method}" for server, method in cells)
     lines = [f"| round | {names} |", "| ---: |" + " ---: |" * len(cells)]
     for index, pairs in enumerate(zip(*results.values(), strict=True)):
-        ratios = " | ".join(f"{g.rate / b.rate:.1%}" for b, g in pairs)
+        ratios = " | ".join(f"{g.run.rate / b.run.rate:.1%}" for b, g in pairs)
         lines.append(f"| {index + 1} | {ratios} |")
     return lines
 
@@ -242,18 +273,22 @@ def _servers(
 ) -> Iterator[Runner]:
     """All four servers started, probed and warmed up; a runner over them."""
     with contextlib.ExitStack() as stack:
-        ports = {}
+        started = {}
         for server, command in SERVERS.items():
             for variant in VARIANTS:
-                port = stack.enter_context(serving(partial(command, variant))).port
-                _probe(port, f"{server} {variant}")
+                running = stack.enter_context(serving(partial(command, variant)))
+                _probe(running.port, f"{server} {variant}")
                 for method in REQUESTS:
-                    _wrk.run(port, scripts[method], WARM_UP_SECONDS, connections)
-                ports[server, variant] = port
+                    _wrk.run(
+                        running.port, scripts[method], WARM_UP_SECONDS, connections
+                    )
+                started[server, variant] = running
 
-        def run(server: str, variant: str, method: str) -> _wrk.Run:
-            port = ports[server, variant]
-            return _wrk.run(port, scripts[method], seconds, connections)
+        def run(server: str, variant: str, method: str) -> Sample:
+            running = started[server, variant]
+            before = running.cpu_seconds()
+            counted = _wrk.run(running.port, scripts[method], seconds, connections)
+            return Sample(counted, running.cpu_seconds() - before)
 
         yield run
 

@@ -15,21 +15,21 @@ from starlette.testclient import TestClient
 
 from bench import _wrk, bench_server
 from bench.bench_request import JSON_BODY, QUERY, RAW_PATH
-from bench.bench_server import Results, Runner
+from bench.bench_server import Results, Runner, Sample
 
 
-def _run(rate: float, refused: int = 0) -> _wrk.Run:
-    return _wrk.Run(
-        seconds=2.0, requests=round(rate * 2), refused=refused, socket_errors=0
-    )
+def _sample(rate: float, refused: int = 0, cpu_seconds: float = 1.0) -> Sample:
+    """``rate`` req/s over a 2 s run that cost the server ``cpu_seconds``."""
+    requests = round(rate * 2)
+    return Sample(_wrk.Run(2.0, requests, refused, socket_errors=0), cpu_seconds)
 
 
 def test_rounds_alternate_which_variant_goes_first() -> None:
     calls: list[tuple[str, str, str]] = []
 
-    def runner(server: str, variant: str, method: str) -> _wrk.Run:
+    def runner(server: str, variant: str, method: str) -> Sample:
         calls.append((server, variant, method))
-        return _run(1000.0 if variant == "bare" else 900.0)
+        return _sample(1000.0 if variant == "bare" else 900.0)
 
     results = bench_server.measure(runner, rounds=2)
     cells = len(bench_server.SERVERS) * len(bench_server.REQUESTS)
@@ -39,14 +39,20 @@ def test_rounds_alternate_which_variant_goes_first() -> None:
     assert second[:2] == [("uvicorn", "guarded", "GET"), ("uvicorn", "bare", "GET")]
     # Each pair is (bare, guarded) whatever order the round ran them in.
     for pairs in results.values():
-        assert [(b.rate, g.rate) for b, g in pairs] == [(1000.0, 900.0)] * 2
+        assert [(b.run.rate, g.run.rate) for b, g in pairs] == [(1000.0, 900.0)] * 2
 
 
 def _results(
-    ratios: Mapping[tuple[str, str], list[float]], refused: int = 0
+    ratios: Mapping[tuple[str, str], list[float]],
+    refused: int = 0,
+    guarded_cpu_seconds: float = 1.0,
 ) -> Results:
+    """Bare at 1000 req/s for 1 s of server CPU; guarded at ``ratio`` of that."""
     return {
-        cell: [(_run(1000.0), _run(1000.0 * r, refused)) for r in per_round]
+        cell: [
+            (_sample(1000.0), _sample(1000.0 * r, refused, guarded_cpu_seconds))
+            for r in per_round
+        ]
         for cell, per_round in ratios.items()
     }
 
@@ -60,12 +66,25 @@ def test_table_reports_median_ratio_spread_and_verdict() -> None:
     )
     lines = bench_server.table(results)
     assert lines[0].startswith("| server | request | bare req/s | guarded req/s |")
-    # Median 0.97, quartiles 0.96 and 0.99 (inclusive method), range 0.90-1.10.
+    # Median 0.97, quartiles 0.96 and 0.99 (inclusive method), range 0.90-1.10; the
+    # same CPU time each, so the same ratios by CPU.
     assert lines[2] == (
         "| uvicorn | GET | 1000 | 970 | **97.0%** | 96.0%-99.0% | 90.0%-110.0% "
-        "| 0 | ok |"
+        "| 97.0% | 96.0%-99.0% | 0 | ok |"
     )
-    assert lines[3].endswith("| **94.0%** | 90.0%-95.0% | 80.0%-100.0% | 0 | MISS |")
+    assert lines[3].endswith(
+        "| **94.0%** | 90.0%-95.0% | 80.0%-100.0% | 94.0% | 90.0%-95.0% | 0 | MISS |"
+    )
+
+
+def test_ratio_by_cpu_counts_requests_per_server_cpu_second() -> None:
+    # Same req/s, but the guarded server burnt 1.25 CPU s where the bare one burnt 1:
+    # 1/1.25 of the requests per CPU second. The verdict stays on req/s (issue 13).
+    results = _results({("gunicorn", "GET"): [1.0, 1.0]}, guarded_cpu_seconds=1.25)
+    row = bench_server.table(results)[2]
+    assert row.endswith(
+        "| **100.0%** | 100.0%-100.0% | 100.0%-100.0% | 80.0% | 80.0%-80.0% | 0 | ok |"
+    )
 
 
 def test_a_refused_request_spoils_the_verdict() -> None:
@@ -95,7 +114,7 @@ def test_main_wires_scripts_servers_and_tables(
     ) -> Iterator[Runner]:
         assert (seconds, connections) == (1, 4)
         assert b'wrk.method = "POST"' in scripts["POST"].read_bytes()
-        yield lambda server, variant, method: _run(100.0 if variant == "bare" else 96)
+        yield lambda server, variant, method: _sample(100 if variant == "bare" else 96)
 
     monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(bench_server, "_machine", lambda: "a machine")
