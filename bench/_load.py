@@ -1,13 +1,13 @@
-"""What the server benchmarks share: free ports, servers stopped by PID, the load loop.
+"""What the server benchmarks share: free ports, servers stopped by PID, one request.
 
-``bench_asgi``, ``bench_wsgi`` and ``bench_scaling`` start a server in a subprocess on
-127.0.0.1, send it raw HTTP/1.1 bytes and stop it by its process id (its whole
-process group, so Gunicorn's workers go with their master). Loopback only.
+``bench_server`` and ``bench_scaling`` start a server in a subprocess on 127.0.0.1,
+send it raw HTTP/1.1 bytes and stop it by its process id (its whole process group,
+so Gunicorn's workers go with their master). Loopback only; ``bench_server``'s load
+comes from wrk (``bench/_wrk.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -23,7 +23,6 @@ __all__ = [
     "Server",
     "free_port",
     "group_cpu_seconds",
-    "load",
     "one_request",
     "serving",
     "wait_for_port",
@@ -153,50 +152,3 @@ def one_request(port: int, raw: bytes, timeout: float) -> tuple[int, float]:
         raise TimeoutError(f"response took {elapsed:.1f} s")
     status = head.split(b" ", 2)[1] if head.count(b" ") >= 2 else b"0"
     return int(status) if status.isdigit() else 0, elapsed
-
-
-async def _keep_alive_client(port: int, raw: bytes, stop: float) -> int:
-    """Requests on one connection until ``stop``; responses framed by Content-Length."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    done = 0
-    try:
-        while time.perf_counter() < stop:
-            writer.write(raw)
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
-            await reader.readexactly(length)
-            done += 1
-    finally:
-        writer.close()
-    return done
-
-
-async def _closing_client(port: int, raw: bytes, stop: float) -> int:
-    """One connection per request, read to EOF (Gunicorn's sync worker closes)."""
-    done = 0
-    while time.perf_counter() < stop:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(raw)
-        await reader.read()
-        writer.close()
-        await writer.wait_closed()
-        done += 1
-    return done
-
-
-async def _gather(
-    port: int, raw: bytes, seconds: float, connections: int, keep_alive: bool
-) -> float:
-    stop = time.perf_counter() + seconds
-    client = _keep_alive_client if keep_alive else _closing_client
-    counts = await asyncio.gather(
-        *(client(port, raw, stop) for _ in range(connections))
-    )
-    return sum(counts) / seconds
-
-
-def load(
-    port: int, raw: bytes, seconds: float, connections: int, *, keep_alive: bool
-) -> float:
-    """Requests per second: ``connections`` clients send ``raw`` for ``seconds``."""
-    return asyncio.run(_gather(port, raw, seconds, connections, keep_alive))

@@ -1,0 +1,331 @@
+"""Requests per second on uvicorn and Gunicorn, bare and guarded: per-round ratios.
+
+Issue 13 asks for at least 95% of the unguarded requests per second on real servers,
+for the two requests of ``bench_request`` (a GET with a non-ASCII percent-encoded
+path and query and 6 headers; a POST of 4 KiB JSON with non-ASCII text). Servers,
+one worker each, on free 127.0.0.1 ports:
+
+* uvicorn, ``--http httptools --loop asyncio``, with a minimal Starlette app;
+* Gunicorn, sync worker, with a minimal Flask app;
+
+each bare and with the guard installed as the README says (``app.add_middleware``;
+``app.wsgi_app = Utf8GuardWSGIMiddleware(app.wsgi_app)``), default options. The apps
+read the body and answer ``ok``. Load comes from wrk (``bench/_wrk.py``) over
+keep-alive connections, so the server's work per request is the cost, not connection
+set-up; Gunicorn's sync worker closes every connection anyway (its design), so there
+wrk reconnects per request.
+
+All four servers run at once and take turns: in each round every (server, request)
+cell runs bare then guarded, or guarded then bare in odd rounds, so load from
+elsewhere on a shared machine hits both alike. Per cell: median req/s of each
+variant, the median of the per-round ratios guarded/bare, their IQR and range (the
+noise), and the verdict against 95%. Next to it, the same ratio by the server's CPU
+time (requests per CPU second of its process group, from /proc), which other jobs
+on a shared machine disturb far less than req/s: a server that has to share its
+core serves fewer requests per second, not fewer per CPU second. A response above
+399 (wrk's status errors) spoils the verdict: a guard that refuses must not count as
+fast. Run:
+``python -m bench.bench_server [--rounds 20 --seconds 2 --connections 8]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from importlib.metadata import version
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from flask import Flask, request
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from bench import _wrk
+from bench._load import one_request, serving
+from bench.bench_request import HEADERS, JSON_BODY, QUERY, RAW_PATH
+from utf8guard.middleware import Utf8GuardMiddleware, Utf8GuardWSGIMiddleware
+
+if TYPE_CHECKING:
+    from utf8guard.middleware.asgi import ASGIApp
+
+VARIANTS: Final = ("bare", "guarded")
+REQUESTS: Final = ("GET", "POST")
+#: Issue 13: guarded req/s at least this share of bare req/s.
+TARGET_RATIO: Final = 0.95
+WARM_UP_SECONDS: Final = 1
+PROBE_TIMEOUT_SECONDS: Final = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One wrk run against one server, and the CPU seconds the server used meanwhile
+    (its process group, from /proc, in ticks of 10 ms)."""
+
+    run: _wrk.Run
+    cpu_seconds: float
+
+    @property
+    def cpu_rate(self) -> float:
+        """Requests per second of server CPU: the req/s it would reach with a core of
+        its own, which other jobs on a shared machine disturb far less."""
+        return self.run.requests / self.cpu_seconds
+
+
+#: (server, request) -> one (bare, guarded) pair of samples per round.
+Results = dict[tuple[str, str], list[tuple[Sample, Sample]]]
+#: Runs one cell: (server, variant, request) -> its sample.
+Runner = Callable[[str, str, str], Sample]
+
+
+# The apps: read the body, answer 200 "ok".
+async def _endpoint(request: Request) -> Response:
+    await request.body()
+    return PlainTextResponse("ok")
+
+
+def asgi_bare() -> ASGIApp:
+    """uvicorn factory: a one-route Starlette app."""
+    return Starlette(routes=[Route("/{rest:path}", _endpoint, methods=["GET", "POST"])])
+
+
+def asgi_guarded() -> ASGIApp:
+    """uvicorn factory: the same app with the guard, default options."""
+    app = Starlette(routes=[Route("/{rest:path}", _endpoint, methods=["GET", "POST"])])
+    app.add_middleware(Utf8GuardMiddleware)
+    return app
+
+
+def wsgi_bare() -> Flask:
+    """Gunicorn factory: a one-route Flask app."""
+    app = Flask(__name__)
+
+    @app.route("/<path:rest>", methods=["GET", "POST"])
+    def endpoint(rest: str) -> str:
+        request.get_data()
+        return "ok"
+
+    return app
+
+
+def wsgi_guarded() -> Flask:
+    """Gunicorn factory: the same app with the guard on ``app.wsgi_app``."""
+    app = wsgi_bare()
+    # Flask documents replacing wsgi_app this way; mypy sees a method.
+    app.wsgi_app = Utf8GuardWSGIMiddleware(app.wsgi_app)  # type: ignore[method-assign]
+    return app
+
+
+def _uvicorn(variant: str, port: int) -> list[str]:
+    # --host/--port, not --fd: with --fd uvicorn leaves Nagle's algorithm on. uvloop
+    # is not a test dependency; naming the loop keeps runs comparable.
+    return [
+        *(
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            f"bench.bench_server:asgi_{variant}",
+        ),
+        *("--http", "httptools", "--loop", "asyncio"),
+        *("--host", "127.0.0.1", "--port", str(port)),
+        *("--no-access-log", "--log-level", "warning"),
+    ]
+
+
+def _gunicorn(variant: str, port: int) -> list[str]:
+    return [
+        *(sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}"),
+        *("--worker-class", "sync", "--workers", "1", "--graceful-timeout", "1"),
+        *("--log-level", "warning", f"bench.bench_server:wsgi_{variant}()"),
+    ]
+
+
+SERVERS: Final = {"uvicorn": _uvicorn, "gunicorn": _gunicorn}
+
+
+def request_parts(method: str) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:
+    """bench_request's request: target, headers (no Content-Length) and body."""
+    target = RAW_PATH + b"?" + QUERY
+    if method == "GET":
+        return target, list(HEADERS), b""
+    return target, [*HEADERS, (b"content-type", b"application/json")], JSON_BODY
+
+
+def raw_request(method: str) -> bytes:
+    """The request as bytes on a connection that closes after it (the probe)."""
+    target, headers, body = request_parts(method)
+    headers += [(b"content-length", str(len(body)).encode())] if body else []
+    lines = [method.encode() + b" " + target + b" HTTP/1.1"]
+    lines += [name + b": " + value for name, value in headers]
+    return b"\r\n".join([*lines, b"connection: close", b"", body])
+
+
+def measure(run: Runner, rounds: int) -> Results:
+    """``rounds`` interleaved rounds; odd rounds run guarded first."""
+    results: Results = {}
+    for index in range(rounds):
+        order = VARIANTS if index % 2 == 0 else VARIANTS[::-1]
+        for server in SERVERS:
+            for method in REQUESTS:
+                runs = {variant: run(server, variant, method) for variant in order}
+                pair = (runs["bare"], runs["guarded"])
+                results.setdefault((server, method), []).append(pair)
+    return results
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """One cell over all rounds."""
+
+    bare_rate: float
+    guarded_rate: float
+    #: guarded/bare req/s per round
+    ratios: list[float]
+    #: guarded/bare requests per server CPU second per round
+    cpu_ratios: list[float]
+    refused: int
+    socket_errors: int
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(self.ratios)
+
+    def verdict(self) -> str:
+        if self.refused:
+            return f"INVALID: {self.refused} refused"
+        return "ok" if self.ratio >= TARGET_RATIO else "MISS"
+
+
+def summarize(pairs: Sequence[tuple[Sample, Sample]]) -> Summary:
+    runs = [sample.run for pair in pairs for sample in pair]
+    return Summary(
+        bare_rate=statistics.median(bare.run.rate for bare, _ in pairs),
+        guarded_rate=statistics.median(guarded.run.rate for _, guarded in pairs),
+        ratios=[guarded.run.rate / bare.run.rate for bare, guarded in pairs],
+        cpu_ratios=[guarded.cpu_rate / bare.cpu_rate for bare, guarded in pairs],
+        refused=sum(run.refused for run in runs),
+        socket_errors=sum(run.socket_errors for run in runs),
+    )
+
+
+def table(results: Results) -> list[str]:
+    """The Markdown summary: median req/s, the median ratio with its IQR and range,
+    the same for the ratio by server CPU, socket errors and the verdict."""
+    lines = [
+        "| server | request | bare req/s | guarded req/s | ratio | IQR | range "
+        "| by CPU | IQR | errors | verdict |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for (server, method), pairs in results.items():
+        cell = summarize(pairs)
+        lines.append(
+            f"| {server} | {method} | {cell.bare_rate:.0f} | {cell.guarded_rate:.0f} "
+            f"| **{cell.ratio:.1%}** | {_iqr(cell.ratios)} "
+            f"| {min(cell.ratios):.1%}-{max(cell.ratios):.1%} "
+            f"| {statistics.median(cell.cpu_ratios):.1%} | {_iqr(cell.cpu_ratios)} "
+            f"| {cell.socket_errors} | {cell.verdict()} |"
+        )
+    return lines
+
+
+def _iqr(ratios: Sequence[float]) -> str:
+    q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    return f"{q1:.1%}-{q3:.1%}"
+
+
+def rounds_table(results: Results) -> list[str]:
+    """Markdown: guarded/bare per round (rows) and cell (columns)."""
+    cells = list(results)
+    names = " | ".join(f"{server} {method}" for server, method in cells)
+    lines = [f"| round | {names} |", "| ---: |" + " ---: |" * len(cells)]
+    for index, pairs in enumerate(zip(*results.values(), strict=True)):
+        ratios = " | ".join(f"{g.run.rate / b.run.rate:.1%}" for b, g in pairs)
+        lines.append(f"| {index + 1} | {ratios} |")
+    return lines
+
+
+def _probe(port: int, label: str) -> None:
+    """Exit with a message unless every request gets a 200."""
+    for method in REQUESTS:
+        status, _ = one_request(port, raw_request(method), PROBE_TIMEOUT_SECONDS)
+        if status != 200:
+            sys.exit(
+                f"{label} answered {status} to the {method}, not 200: no benchmark"
+            )
+
+
+@contextlib.contextmanager
+def _servers(
+    scripts: Mapping[str, Path], seconds: int, connections: int
+) -> Iterator[Runner]:
+    """All four servers started, probed and warmed up; a runner over them."""
+    with contextlib.ExitStack() as stack:
+        started = {}
+        for server, command in SERVERS.items():
+            for variant in VARIANTS:
+                running = stack.enter_context(serving(partial(command, variant)))
+                _probe(running.port, f"{server} {variant}")
+                for method in REQUESTS:
+                    _wrk.run(
+                        running.port, scripts[method], WARM_UP_SECONDS, connections
+                    )
+                started[server, variant] = running
+
+        def run(server: str, variant: str, method: str) -> Sample:
+            running = started[server, variant]
+            before = running.cpu_seconds()
+            counted = _wrk.run(running.port, scripts[method], seconds, connections)
+            return Sample(counted, running.cpu_seconds() - before)
+
+        yield run
+
+
+def _machine() -> str:
+    wrk = subprocess.run(  # noqa: S603  # wrk's version banner
+        [shutil.which("wrk") or "wrk", "--version"], capture_output=True, text=True
+    ).stdout.split(" [")[0]
+    packages = ("uvicorn", "httptools", "starlette", "gunicorn", "flask")
+    return (
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, {wrk}, "
+        + ", ".join(f"{name} {version(name)}" for name in packages)
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20, help="interleaved rounds")
+    parser.add_argument("--seconds", type=int, default=2, help="per run (whole s)")
+    parser.add_argument("--connections", type=int, default=8, help="wrk connections")
+    args = parser.parse_args(argv)
+    if args.rounds < 2 or args.seconds < 1:
+        parser.error("--rounds must be >= 2 and --seconds >= 1")
+    if shutil.which("wrk") is None:
+        sys.exit(_wrk.MISSING)
+    print(f"{_machine()}; load average before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as folder:
+        scripts = {}
+        for method in REQUESTS:
+            scripts[method] = Path(folder, f"{method}.lua")
+            scripts[method].write_text(_wrk.script(method, *request_parts(method)))
+        with _servers(scripts, args.seconds, args.connections) as run:
+            results = measure(run, args.rounds)
+    print(f"load average after: {os.getloadavg()[0]:.2f}\n")
+    print("\n".join([*table(results), "", *rounds_table(results)]))
+
+
+if __name__ == "__main__":
+    main()
