@@ -94,7 +94,8 @@ const char speedups_strict_unquote_doc[] =
 PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw) {
     (void)module;
     if (!PyBytes_Check(raw)) {
-        PyErr_Format(PyExc_TypeError, "strict_unquote() argument must be bytes, not %.200s",
+        PyErr_Format(PyExc_TypeError,
+                     "strict_unquote() argument must be bytes, not %.200s",
                      Py_TYPE(raw)->tp_name);
         return NULL;
     }
@@ -107,18 +108,20 @@ PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw) {
     if (out == NULL)
         return NULL;
     Py_ssize_t len = unquote(src, n, out, 0);
-    PyObject *result =
-        len < 0 ? Py_NewRef(Py_None) : PyBytes_FromStringAndSize((const char *)out, len);
+    PyObject *result = len < 0 ? Py_NewRef(Py_None)
+                               : PyBytes_FromStringAndSize((const char *)out, len);
     buffer_free(&buf);
     return result;
 }
 
 /* ---------------------------------------------------------------------------------
- * Policy masks: a head needs up to three policies (path, query, headers) and
- * _speedups.c remembers one, so the last few are kept here. Strong references: an
- * identity match is the same (frozen) Policy, as _speedups.c assumes too.
+ * Policy masks: a head needs three policies (path, query, headers) per GuardConfig,
+ * and _speedups.c remembers one, so the last 16 are kept here (a process with a few
+ * configs never misses; a miss costs six attribute reads and, for the headers, the
+ * copying walk). Strong references: an identity match is the same (frozen) Policy,
+ * as _speedups.c assumes too.
  */
-#define MASK_CACHE_SIZE 4
+#define MASK_CACHE_SIZE 16
 static PyObject *mask_policies[MASK_CACHE_SIZE];
 static unsigned mask_values[MASK_CACHE_SIZE];
 static int mask_next;
@@ -174,8 +177,9 @@ static int path_is_suspect(const uint8_t *p, size_t n) {
             return 1;
         if (c == '%' && i + 2 < n) {
             uint8_t high = p[i + 1], low = p[i + 2];
-            if ((high == '2' && (low == 'e' || low == 'E' || low == 'f' || low == 'F')) ||
-                (high == '5' && (low == 'c' || low == 'C')))
+            int dot_or_slash = low == 'e' || low == 'E' || low == 'f' || low == 'F';
+            int backslash = low == 'c' || low == 'C';
+            if ((high == '2' && dot_or_slash) || (high == '5' && backslash))
                 return 1;
         }
     }
@@ -329,7 +333,8 @@ static enum field field_of(const uint8_t *name, Py_ssize_t n) {
         Py_ssize_t i = 0;
         for (; i < n; i++) {
             uint8_t c = name[i];
-            if ((c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c) != (uint8_t)FIELDS[f].name[i])
+            uint8_t lower = c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
+            if (lower != (uint8_t)FIELDS[f].name[i])
                 break;
         }
         if (i == n)
@@ -445,7 +450,8 @@ static int is_plain(PyObject *headers) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *pair = PySequence_Fast_ITEMS(headers)[i];
         if ((!PyTuple_CheckExact(pair) && !PyList_CheckExact(pair)) ||
-            PySequence_Fast_GET_SIZE(pair) != 2 || !PyBytes_Check(PAIR_NAME(headers, i)) ||
+            PySequence_Fast_GET_SIZE(pair) != 2 ||
+            !PyBytes_Check(PAIR_NAME(headers, i)) ||
             !PyBytes_Check(PAIR_VALUE(headers, i)))
             return 0;
     }

@@ -24,9 +24,9 @@ PyObject *speedups_scan_head(PyObject *module, PyObject *const *args,
 PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw);
 
 /* _speedups_http.c's entries in the module's method table. */
-#define SPEEDUPS_HTTP_METHODS                                                           \
-    {"scan_head", (PyCFunction)(void (*)(void))speedups_scan_head, METH_FASTCALL,    \
-     speedups_scan_head_doc},                                                        \
+#define SPEEDUPS_HTTP_METHODS                                                     \
+    {"scan_head", (PyCFunction)(void (*)(void))speedups_scan_head, METH_FASTCALL,  \
+     speedups_scan_head_doc},                                                      \
     {"strict_unquote", speedups_strict_unquote, METH_O, speedups_strict_unquote_doc},
 
 #endif
