@@ -237,6 +237,17 @@ def test_a_policy_is_read_only_when_reached() -> None:
     assert both(b"/a", None, b"", [(b"a", b"\r")], path, query, bad) == DECLINED
 
 
+def test_more_configs_than_cached_masks() -> None:
+    # 20 configs (60 policies) in turn: every lookup misses the mask cache, and the
+    # headers are walked, not read in place; the answers stay the reference's.
+    configs = [GuardConfig(policy=Policy(allow_bom=i % 2 == 0)) for i in range(20)]
+    for _ in range(2):
+        for config in configs:
+            assert scan(config=config) == CLEAN
+            bom = scan(headers=[(b"x", b"\xef\xbb\xbf")], config=config)
+            assert bom == (CLEAN if config.policy.allow_bom else DECLINED)
+
+
 def test_argument_count_is_checked() -> None:
     with pytest.raises(TypeError, match="expected 7 arguments, got 1"):
         speedups.scan_head(b"/")

@@ -7,10 +7,10 @@
  * scan with the mask it reads from the Policy; tchar is read once from
  * utf8guard.middleware._abnf.TCHAR, so both rules live in one place.
  *
- * Python code runs during a call only where py_scan_head runs it too: a non-bytes
- * app_path's __ne__, a Policy's attributes the first time it is seen, and the
- * iteration, len() and isinstance() of headers that are not plain lists and tuples
- * of bytes. Plain headers (what servers pass) are read in place through borrowed
+ * Python code runs during a call only where py_scan_head runs it too (and, once, the
+ * import that reads TCHAR): a non-bytes app_path's __ne__, a Policy's attributes the
+ * first time it is seen, and the iteration, len() and isinstance() of headers that
+ * are not plain lists and tuples of bytes. Plain headers (what servers pass) are read in place through borrowed
  * references, and only when nothing can run meanwhile; anything else is first
  * copied into a list this file owns, so no callback can free what is being read.
  *
