@@ -310,6 +310,7 @@ enum field {
     F_CONTENT_LENGTH,
     F_CONTENT_TYPE,
     F_TRANSFER_ENCODING,
+    F_CONTENT_ENCODING,
     F_COUNT
 };
 
@@ -323,6 +324,7 @@ static const struct {
     {"content-length", 14},
     {"content-type", 12},
     {"transfer-encoding", 17},
+    {"content-encoding", 16},
 };
 
 /* The field a name is, comparing in ASCII lower case (bytes.lower()). */
@@ -430,9 +432,10 @@ static int clean_fields(PyObject *pairs, PyObject *policy, PyObject **length,
         (counts[F_COOKIE] && (value_has(pairs, firsts[F_COOKIE], '\\') ||
                               value_has(pairs, firsts[F_COOKIE], '\t'))))
         return 0;
-    /* RFC 9112 §6.3: framing the body check must weigh in full. */
-    if (counts[F_TRANSFER_ENCODING] || counts[F_CONTENT_LENGTH] > 1 ||
-        counts[F_CONTENT_TYPE] > 1)
+    /* RFC 9112 §6.3: framing the body check must weigh in full; so is a coded body
+     * (RFC 9110 §8.4). */
+    if (counts[F_TRANSFER_ENCODING] || counts[F_CONTENT_ENCODING] ||
+        counts[F_CONTENT_LENGTH] > 1 || counts[F_CONTENT_TYPE] > 1)
         return 0;
     if (counts[F_CONTENT_LENGTH])
         *length = PAIR_VALUE(pairs, firsts[F_CONTENT_LENGTH]);

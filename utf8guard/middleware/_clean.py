@@ -96,8 +96,8 @@ def py_scan_head(
     ``path_policy``, ``policy`` and ``header_policy`` are the config's
     ``effective_path_policy``, ``policy`` and ``header_policy``. The look-alike rule
     is the caller's (``lookalike_check``). Clean headers also mean at most one
-    Content-Length and one Content-Type and no Transfer-Encoding: other framing is
-    the full check's.
+    Content-Length and one Content-Type and no Transfer-Encoding or
+    Content-Encoding: those are the full check's.
     """
     if type(raw_path) is not bytes or type(query) is not bytes:
         return None
@@ -198,7 +198,9 @@ def _clean_headers(
     # _framing_finding and body_inspector's repeated Content-Type).
     lengths = lowered.count(b"content-length")
     types = lowered.count(b"content-type")
-    if b"transfer-encoding" in lowered or lengths > 1 or types > 1:
+    # A coded body (RFC 9110 §8.4) is body_inspector's to judge, in full.
+    coded = b"transfer-encoding" in lowered or b"content-encoding" in lowered
+    if coded or lengths > 1 or types > 1:
         return None
     return (
         values[lowered.index(b"content-length")] if lengths else None,
