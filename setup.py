@@ -57,8 +57,8 @@ setup(
     ext_modules=[
         Extension(
             "utf8guard._speedups",
-            sources=["utf8guard/_speedups.c"],
-            depends=["utf8guard/_speedups_kernel.h"],
+            sources=["utf8guard/_speedups.c", "utf8guard/_speedups_http.c"],
+            depends=["utf8guard/_speedups_kernel.h", "utf8guard/_speedups_shared.h"],
         )
     ],
 )

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "_speedups_shared.h"
+
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define UTF8GUARD_X86 1
 #include <immintrin.h>
@@ -378,6 +380,16 @@ static int policy_mask(PyObject *policy, unsigned *mask) {
     return 0;
 }
 
+/* For _speedups_http.c (declared in _speedups_shared.h). */
+int speedups_policy_mask(PyObject *policy, unsigned *mask) {
+    return policy_mask(policy, mask);
+}
+
+int speedups_is_valid(const uint8_t *p, size_t len, unsigned mask) {
+    found_t f;
+    return !ISAS[current_isa].scan(p, 0, len, mask, &f);
+}
+
 PyDoc_STRVAR(first_violation_doc,
              "first_violation(buf, start, end, policy, /)\n--\n\n"
              "The first Violation in buf[start:end] under policy, or None.");
@@ -479,6 +491,7 @@ static PyMethodDef methods[] = {
     {"isa", isa, METH_NOARGS, isa_doc},
     {"supported_isas", supported_isas, METH_NOARGS, supported_isas_doc},
     {"set_isa", set_isa, METH_O, set_isa_doc},
+    SPEEDUPS_HTTP_METHODS
     {NULL, NULL, 0, NULL},
 };
 

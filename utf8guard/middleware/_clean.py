@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from .._accel import IMPLEMENTATION
 from .._policy import Policy
 from .._scan import is_valid
 from ._abnf import TCHAR
@@ -207,5 +208,9 @@ def _clean_headers(
     )
 
 
-#: The active implementation of :func:`py_scan_head`.
-scan_head: ScanHead = py_scan_head
+#: The active implementation of :func:`py_scan_head`: the C accelerator's when active.
+scan_head: ScanHead
+if IMPLEMENTATION == "c":
+    from .._speedups import scan_head
+else:
+    scan_head = py_scan_head

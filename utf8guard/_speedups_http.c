@@ -1,0 +1,600 @@
+/* utf8guard._speedups, HTTP part: scan_head and strict_unquote.
+ *
+ * The compiled twins of utf8guard.middleware._clean.py_scan_head and
+ * _percent.strict_unquote, with the same answer for every input (held together by
+ * tests/test_speedups_http.py). Read py_scan_head first: each function here names
+ * the Python helper it restates. UTF-8 under a Policy is judged by _speedups.c's
+ * scan with the mask it reads from the Policy; tchar is read once from
+ * utf8guard.middleware._abnf.TCHAR, so both rules live in one place.
+ *
+ * Python code runs during a call only where py_scan_head runs it too (and, once, the
+ * import that reads TCHAR): a non-bytes app_path's __ne__, a Policy's attributes the
+ * first time it is seen, and the iteration, len() and isinstance() of headers that
+ * are not plain lists and tuples of bytes. Plain headers (what servers pass) are read in place through borrowed
+ * references, and only when nothing can run meanwhile; anything else is first
+ * copied into a list this file owns, so no callback can free what is being read.
+ *
+ * Two liberties, both for objects no server passes: a bytes subclass is read as its
+ * bytes (an overridden __contains__ is not called), and an object that passes
+ * isinstance(x, bytes) through a faked __class__ raises the TypeError bytes.join
+ * raises for it, even when it has a buffer that bytes.join would accept.
+ */
+#include "_speedups_shared.h"
+
+#include <string.h>
+
+/* Decoded paths and queries up to this size are built on the stack. */
+#define STACK_BYTES 512
+
+/* ---------------------------------------------------------------------------------
+ * Percent-decoding, RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG, either case.
+ */
+static inline int hex_value(uint8_t c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* src[0:n] into out (room for n bytes) with every escape decoded, and "+" as SP when
+ * plus_is_space (the form rule). The decoded length, or -1 when a "%" starts no
+ * escape (_percent.strict_unquote: nothing is kept as a literal "%"). */
+static Py_ssize_t unquote(const uint8_t *src, size_t n, uint8_t *out,
+                          int plus_is_space) {
+    Py_ssize_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = src[i];
+        if (c == '%') {
+            int high = i + 2 < n ? hex_value(src[i + 1]) : -1;
+            int low = high >= 0 ? hex_value(src[i + 2]) : -1;
+            if (low < 0)
+                return -1;
+            c = (uint8_t)(high << 4 | low);
+            i += 2;
+        } else if (c == '+' && plus_is_space) {
+            c = ' ';
+        }
+        out[len++] = c;
+    }
+    return len;
+}
+
+/* Room for a decoded component: on the stack when small, else on the heap. */
+typedef struct {
+    uint8_t *data;
+    uint8_t small[STACK_BYTES];
+} buffer_t;
+
+static uint8_t *buffer_get(buffer_t *b, size_t n) {
+    b->data = n <= STACK_BYTES ? b->small : PyMem_Malloc(n);
+    if (b->data == NULL)
+        PyErr_NoMemory();
+    return b->data;
+}
+
+static void buffer_free(buffer_t *b) {
+    if (b->data != b->small)
+        PyMem_Free(b->data);
+}
+
+static int is_ascii(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+const char speedups_strict_unquote_doc[] =
+    "strict_unquote(raw, /)\n--\n\n"
+    "raw with every %XX decoded; None if a % starts no such escape.";
+
+PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw) {
+    (void)module;
+    if (!PyBytes_Check(raw)) {
+        PyErr_Format(PyExc_TypeError,
+                     "strict_unquote() argument must be bytes, not %.200s",
+                     Py_TYPE(raw)->tp_name);
+        return NULL;
+    }
+    const uint8_t *src = (const uint8_t *)PyBytes_AS_STRING(raw);
+    size_t n = (size_t)PyBytes_GET_SIZE(raw);
+    if (PyBytes_CheckExact(raw) && memchr(src, '%', n) == NULL)
+        return Py_NewRef(raw);
+    buffer_t buf;
+    uint8_t *out = buffer_get(&buf, n);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t len = unquote(src, n, out, 0);
+    PyObject *result = len < 0 ? Py_NewRef(Py_None)
+                               : PyBytes_FromStringAndSize((const char *)out, len);
+    buffer_free(&buf);
+    return result;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Policy masks: a head needs three policies (path, query, headers) per GuardConfig,
+ * and _speedups.c remembers one, so the last 16 are kept here (a process with a few
+ * configs never misses; a miss costs six attribute reads and, for the headers, the
+ * copying walk). Strong references: an identity match is the same (frozen) Policy,
+ * as _speedups.c assumes too.
+ */
+#define MASK_CACHE_SIZE 16
+static PyObject *mask_policies[MASK_CACHE_SIZE];
+static unsigned mask_values[MASK_CACHE_SIZE];
+static int mask_next;
+
+/* 1 with *mask set when `policy` was seen lately; runs no Python code. */
+static int cached_mask(PyObject *policy, unsigned *mask) {
+    for (int i = 0; i < MASK_CACHE_SIZE; i++) {
+        if (mask_policies[i] == policy) {
+            *mask = mask_values[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int mask_of(PyObject *policy, unsigned *mask) {
+    if (cached_mask(policy, mask))
+        return 0;
+    if (speedups_policy_mask(policy, mask) < 0)
+        return -1;
+    int slot = mask_next;
+    mask_next = (slot + 1) % MASK_CACHE_SIZE;
+    PyObject *old = mask_policies[slot];
+    mask_values[slot] = *mask;
+    mask_policies[slot] = Py_NewRef(policy);
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* is_valid(p[0:n], policy): 1, 0, or -1 when the policy cannot be read. */
+static int is_valid(const uint8_t *p, size_t n, PyObject *policy) {
+    unsigned mask;
+    if (mask_of(policy, &mask) < 0)
+        return -1;
+    return speedups_is_valid(p, n, mask);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Path and query (py _clean_path, _is_clean_query). Each returns 1 when clean,
+ * 0 when not, -1 with an exception set.
+ */
+
+/* What a _PATH_TRICK match must contain: a non-ASCII byte; a "." at the start of a
+ * segment (the start, or after "/" or "\"); an escape "%2e", "%2f" or "%5c" in any
+ * case. A "%" can only start an escape (strict decoding), so looking at the two
+ * bytes after each "%" finds every such escape. */
+static int path_is_suspect(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c >= 0x80)
+            return 1;
+        if (c == '.' && (i == 0 || p[i - 1] == '/' || p[i - 1] == '\\'))
+            return 1;
+        if (c == '%' && i + 2 < n) {
+            uint8_t high = p[i + 1], low = p[i + 2];
+            int dot_or_slash = low == 'e' || low == 'E' || low == 'f' || low == 'F';
+            int backslash = low == 'c' || low == 'C';
+            if ((high == '2' && dot_or_slash) || (high == '5' && backslash))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* _LINE_CONTROL: TAB, LF, CR. */
+static int has_line_control(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '\t' || p[i] == '\n' || p[i] == '\r')
+            return 1;
+    return 0;
+}
+
+/* `app_path is None or app_path == decoded` (decoded is raw when nothing was
+ * escaped); anything but bytes compares as Python's != does. */
+static int app_path_matches(PyObject *app_path, PyObject *raw, int escaped,
+                            const uint8_t *decoded, size_t len) {
+    if (app_path == Py_None)
+        return 1;
+    if (PyBytes_CheckExact(app_path))
+        return (size_t)PyBytes_GET_SIZE(app_path) == len &&
+               memcmp(PyBytes_AS_STRING(app_path), decoded, len) == 0;
+    PyObject *other = escaped ? PyBytes_FromStringAndSize((const char *)decoded,
+                                                          (Py_ssize_t)len)
+                              : Py_NewRef(raw);
+    if (other == NULL)
+        return -1;
+    PyObject *differs = PyObject_RichCompare(app_path, other, Py_NE);
+    Py_DECREF(other);
+    if (differs == NULL)
+        return -1;
+    int truth = PyObject_IsTrue(differs);
+    Py_DECREF(differs);
+    return truth < 0 ? -1 : !truth;
+}
+
+/* raw is exact bytes; sets *non_ascii to whether the decoded path holds non-ASCII. */
+static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
+                      int *non_ascii) {
+    const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(raw);
+    size_t n = (size_t)PyBytes_GET_SIZE(raw);
+    if (path_is_suspect(p, n))
+        return 0;
+    const uint8_t *decoded = p;
+    size_t len = n;
+    int escaped = memchr(p, '%', n) != NULL;
+    buffer_t buf;
+    buf.data = buf.small;
+    int rc = 1;
+    if (escaped) {
+        uint8_t *out = buffer_get(&buf, n);
+        if (out == NULL)
+            return -1;
+        Py_ssize_t got = unquote(p, n, out, 0);
+        decoded = out;
+        len = got < 0 ? 0 : (size_t)got;
+        /* -1: a malformed escape. A "%" after one decode: double encoding. */
+        if (got < 0 || memchr(out, '%', len) != NULL)
+            rc = 0;
+    }
+    if (rc == 1 && has_line_control(decoded, len))
+        rc = 0;
+    if (rc == 1)
+        rc = app_path_matches(app_path, raw, escaped, decoded, len);
+    if (rc == 1)
+        rc = is_valid(decoded, len, policy);
+    if (rc == 1)
+        *non_ascii = !is_ascii(decoded, len);
+    buffer_free(&buf);
+    return rc;
+}
+
+/* query is exact bytes. "&", "=" and "+" are ASCII and no sequence spans one, so the
+ * decoded query is clean exactly when each decoded name and value is. */
+static int clean_query(PyObject *query, PyObject *policy) {
+    const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(query);
+    size_t n = (size_t)PyBytes_GET_SIZE(query);
+    if (!is_ascii(p, n))
+        return 0;
+    if (memchr(p, '%', n) == NULL)
+        return is_valid(p, n, policy);
+    buffer_t buf;
+    uint8_t *out = buffer_get(&buf, n);
+    if (out == NULL)
+        return -1;
+    Py_ssize_t got = unquote(p, n, out, 1);
+    size_t len = got < 0 ? 0 : (size_t)got;
+    int rc = got < 0 || memchr(out, '%', len) != NULL ? 0 : is_valid(out, len, policy);
+    buffer_free(&buf);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Headers (py _clean_headers).
+ */
+/* RFC 9110 §5.6.2 tchar, filled from _abnf.TCHAR on first use. */
+static uint8_t tchar[256];
+static int tchar_loaded;
+
+static int load_tchar(void) {
+    PyObject *abnf = PyImport_ImportModule("utf8guard.middleware._abnf");
+    if (abnf == NULL)
+        return -1;
+    PyObject *chars = PyObject_GetAttrString(abnf, "TCHAR");
+    Py_DECREF(abnf);
+    if (chars == NULL)
+        return -1;
+    int rc = 0;
+    if (!PyBytes_CheckExact(chars)) {
+        PyErr_SetString(PyExc_TypeError, "_abnf.TCHAR must be bytes");
+        rc = -1;
+    } else {
+        const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(chars);
+        for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(chars); i++)
+            tchar[p[i]] = 1;
+        tchar_loaded = 1;
+    }
+    Py_DECREF(chars);
+    return rc;
+}
+
+/* The fields whose count and values the proof weighs, by lower-case name. */
+enum field {
+    F_OTHER,
+    F_HOST,
+    F_COOKIE,
+    F_CONTENT_LENGTH,
+    F_CONTENT_TYPE,
+    F_TRANSFER_ENCODING,
+    F_CONTENT_ENCODING,
+    F_COUNT
+};
+
+static const struct {
+    const char *name;
+    Py_ssize_t length;
+} FIELDS[F_COUNT] = {
+    {"", 0},
+    {"host", 4},
+    {"cookie", 6},
+    {"content-length", 14},
+    {"content-type", 12},
+    {"transfer-encoding", 17},
+    {"content-encoding", 16},
+};
+
+/* The field a name is, comparing in ASCII lower case (bytes.lower()). */
+static enum field field_of(const uint8_t *name, Py_ssize_t n) {
+    for (int f = F_HOST; f < F_COUNT; f++) {
+        if (n != FIELDS[f].length)
+            continue;
+        Py_ssize_t i = 0;
+        for (; i < n; i++) {
+            uint8_t c = name[i];
+            uint8_t lower = c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
+            if (lower != (uint8_t)FIELDS[f].name[i])
+                break;
+        }
+        if (i == n)
+            return (enum field)f;
+    }
+    return F_OTHER;
+}
+
+#define PAIR_NAME(pairs, i) PySequence_Fast_ITEMS(PySequence_Fast_ITEMS(pairs)[i])[0]
+#define PAIR_VALUE(pairs, i) PySequence_Fast_ITEMS(PySequence_Fast_ITEMS(pairs)[i])[1]
+#define BYTES_OF(obj) ((const uint8_t *)PyBytes_AS_STRING(obj))
+
+/* What bytes.join raises for an item that is no bytes. */
+static int join_error(Py_ssize_t index, PyObject *item) {
+    PyErr_Format(PyExc_TypeError, "sequence item %zd: expected a bytes-like object, "
+                 "%.80s found", index, Py_TYPE(item)->tp_name);
+    return -1;
+}
+
+/* Every name a token (RFC 9110 §5.1): one or more tchar. Counts each field of
+ * enum field and notes where it first occurs. */
+static int names_are_tokens(PyObject *pairs, Py_ssize_t counts[F_COUNT],
+                            Py_ssize_t firsts[F_COUNT]) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(pairs);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyBytes_Check(PAIR_NAME(pairs, i)))
+            return join_error(i, PAIR_NAME(pairs, i));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *name = PAIR_NAME(pairs, i);
+        Py_ssize_t size = PyBytes_GET_SIZE(name);
+        const uint8_t *p = BYTES_OF(name);
+        if (size == 0)
+            return 0;
+        for (Py_ssize_t k = 0; k < size; k++)
+            if (!tchar[p[k]])
+                return 0;
+        enum field f = field_of(p, size);
+        if (counts[f]++ == 0)
+            firsts[f] = i;
+    }
+    return 1;
+}
+
+/* RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the cookie policy.
+ * py_scan_head checks the values joined with SP; each one alone is the same check:
+ * UTF-8 is self-synchronising (a sequence never spans an ASCII byte, so the join is
+ * well-formed exactly when every value is, a truncated last sequence included), SP is
+ * refused by no policy, and every policy rule is per code point. */
+static int values_are_clean(PyObject *pairs, PyObject *policy) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(pairs);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyBytes_Check(PAIR_VALUE(pairs, i)))
+            return join_error(i, PAIR_VALUE(pairs, i));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PAIR_VALUE(pairs, i);
+        size_t size = (size_t)PyBytes_GET_SIZE(value);
+        if (memchr(BYTES_OF(value), '\r', size) || memchr(BYTES_OF(value), '\n', size))
+            return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PAIR_VALUE(pairs, i);
+        int rc = is_valid(BYTES_OF(value), (size_t)PyBytes_GET_SIZE(value), policy);
+        if (rc != 1)
+            return rc;
+    }
+    return 1;
+}
+
+static int value_has(PyObject *pairs, Py_ssize_t i, char c) {
+    PyObject *value = PAIR_VALUE(pairs, i);
+    return memchr(BYTES_OF(value), c, (size_t)PyBytes_GET_SIZE(value)) != NULL;
+}
+
+/* py _clean_headers from the join on, over `pairs`: a list or tuple of 2-item lists
+ * or tuples that nothing can change meanwhile. Sets *length and *type (borrowed,
+ * NULL when absent) when clean. */
+static int clean_fields(PyObject *pairs, PyObject *policy, PyObject **length,
+                        PyObject **type) {
+    Py_ssize_t counts[F_COUNT] = {0}, firsts[F_COUNT] = {0};
+    if (PySequence_Fast_GET_SIZE(pairs) == 0)
+        return 1;
+    int rc = names_are_tokens(pairs, counts, firsts);
+    if (rc == 1)
+        rc = values_are_clean(pairs, policy);
+    if (rc != 1)
+        return rc;
+    /* RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two). */
+    if (counts[F_HOST] > 1 || (counts[F_HOST] && value_has(pairs, firsts[F_HOST], ',')))
+        return 0;
+    /* One Cookie field (HTTP/2 may split it, RFC 9113 §8.2.3: the slow path), and
+     * the rest of what cookie_findings refuses: a backslash escape, a TAB. */
+    if (counts[F_COOKIE] > 1 ||
+        (counts[F_COOKIE] && (value_has(pairs, firsts[F_COOKIE], '\\') ||
+                              value_has(pairs, firsts[F_COOKIE], '\t'))))
+        return 0;
+    /* RFC 9112 §6.3: framing the body check must weigh in full; so is a coded body
+     * (RFC 9110 §8.4). */
+    if (counts[F_TRANSFER_ENCODING] || counts[F_CONTENT_ENCODING] ||
+        counts[F_CONTENT_LENGTH] > 1 || counts[F_CONTENT_TYPE] > 1)
+        return 0;
+    if (counts[F_CONTENT_LENGTH])
+        *length = PAIR_VALUE(pairs, firsts[F_CONTENT_LENGTH]);
+    if (counts[F_CONTENT_TYPE])
+        *type = PAIR_VALUE(pairs, firsts[F_CONTENT_TYPE]);
+    return 1;
+}
+
+/* Headers as servers pass them: an exact list or tuple of exact 2-item lists or
+ * tuples of bytes. Reading these runs no Python code. */
+static int is_plain(PyObject *headers) {
+    if (!PyList_CheckExact(headers) && !PyTuple_CheckExact(headers))
+        return 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(headers);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PySequence_Fast_ITEMS(headers)[i];
+        if ((!PyTuple_CheckExact(pair) && !PyList_CheckExact(pair)) ||
+            PySequence_Fast_GET_SIZE(pair) != 2 ||
+            !PyBytes_Check(PAIR_NAME(headers, i)) ||
+            !PyBytes_Check(PAIR_VALUE(headers, i)))
+            return 0;
+    }
+    return 1;
+}
+
+/* isinstance(obj, list | tuple) */
+static int is_list_or_tuple(PyObject *obj) {
+    int rc = PyObject_IsInstance(obj, (PyObject *)&PyList_Type);
+    return rc != 0 ? rc : PyObject_IsInstance(obj, (PyObject *)&PyTuple_Type);
+}
+
+/* `name, value = pair` as the interpreter unpacks it (new references). */
+static int unpack_two(PyObject *pair, PyObject **name, PyObject **value) {
+    if ((PyTuple_CheckExact(pair) || PyList_CheckExact(pair)) &&
+        PySequence_Fast_GET_SIZE(pair) == 2) {
+        *name = Py_NewRef(PySequence_Fast_ITEMS(pair)[0]);
+        *value = Py_NewRef(PySequence_Fast_ITEMS(pair)[1]);
+        return 0;
+    }
+    PyObject *iter = PyObject_GetIter(pair);
+    if (iter == NULL)
+        return -1;
+    PyObject *got[3] = {NULL, NULL, NULL};
+    int count = 0;
+    while (count < 3 && (got[count] = PyIter_Next(iter)) != NULL)
+        count++;
+    Py_DECREF(iter);
+    if (!PyErr_Occurred() && count == 2) {
+        *name = got[0];
+        *value = got[1];
+        return 0;
+    }
+    if (!PyErr_Occurred() && count < 2)
+        PyErr_Format(PyExc_ValueError,
+                     "not enough values to unpack (expected 2, got %d)", count);
+    else if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "too many values to unpack (expected 2)");
+    for (int i = 0; i < count; i++)
+        Py_DECREF(got[i]);
+    return -1;
+}
+
+/* One turn of py _clean_headers' loop: append (name, value) to `pairs`, or 0 when
+ * the pair's shape or types are not what a clean head has. */
+static int append_pair(PyObject *pairs, PyObject *pair) {
+    int rc = is_list_or_tuple(pair);
+    if (rc != 1)
+        return rc;
+    Py_ssize_t size = PyObject_Size(pair);
+    if (size != 2)
+        return size < 0 ? -1 : 0;
+    PyObject *name, *value;
+    if (unpack_two(pair, &name, &value) < 0)
+        return -1;
+    rc = PyObject_IsInstance(name, (PyObject *)&PyBytes_Type);
+    if (rc == 1)
+        rc = PyObject_IsInstance(value, (PyObject *)&PyBytes_Type);
+    if (rc == 1) {
+        PyObject *two = PyTuple_Pack(2, name, value);
+        rc = two != NULL && PyList_Append(pairs, two) == 0 ? 1 : -1;
+        Py_XDECREF(two);
+    }
+    Py_DECREF(name);
+    Py_DECREF(value);
+    return rc;
+}
+
+/* Headers of any other kind, walked as py _clean_headers walks them, into a new list
+ * of (name, value) tuples (*out) that no callback can reach. */
+static int collect_pairs(PyObject *headers, PyObject **out) {
+    int rc = is_list_or_tuple(headers);
+    if (rc != 1)
+        return rc;
+    PyObject *iter = PyObject_GetIter(headers);
+    PyObject *pairs = iter != NULL ? PyList_New(0) : NULL;
+    if (pairs == NULL) {
+        Py_XDECREF(iter);
+        return -1;
+    }
+    PyObject *pair;
+    while (rc == 1 && (pair = PyIter_Next(iter)) != NULL) {
+        rc = append_pair(pairs, pair);
+        Py_DECREF(pair);
+    }
+    Py_DECREF(iter);
+    if (rc == 1 && PyErr_Occurred())
+        rc = -1;
+    if (rc == 1)
+        *out = pairs;
+    else
+        Py_DECREF(pairs);
+    return rc;
+}
+
+/* *owned: a list the caller releases after using *length and *type, which may
+ * point into it. */
+static int clean_headers(PyObject *headers, PyObject *policy, PyObject **length,
+                         PyObject **type, PyObject **owned) {
+    if (!tchar_loaded && load_tchar() < 0)
+        return -1;
+    unsigned mask;
+    /* Read in place only if the policy's mask is known: reading a new policy could
+     * run Python code while borrowed references are held. */
+    if (is_plain(headers) &&
+        (PySequence_Fast_GET_SIZE(headers) == 0 || cached_mask(policy, &mask)))
+        return clean_fields(headers, policy, length, type);
+    int rc = collect_pairs(headers, owned);
+    return rc == 1 ? clean_fields(*owned, policy, length, type) : rc;
+}
+
+const char speedups_scan_head_doc[] =
+    "scan_head(raw_path, app_path, query, headers, path_policy, policy, "
+    "header_policy, /)\n--\n\n"
+    "utf8guard.middleware._clean.py_scan_head, compiled: None unless the head is "
+    "provably clean, else (path_non_ascii, content_length, content_type).";
+
+PyObject *speedups_scan_head(PyObject *module, PyObject *const *args,
+                             Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "scan_head expected 7 arguments, got %zd", nargs);
+        return NULL;
+    }
+    PyObject *raw_path = args[0], *app_path = args[1], *query = args[2];
+    if (!PyBytes_CheckExact(raw_path) || !PyBytes_CheckExact(query))
+        Py_RETURN_NONE;
+    int non_ascii = 0;
+    int rc = clean_path(raw_path, app_path, args[4], &non_ascii);
+    if (rc == 1)
+        rc = clean_query(query, args[5]);
+    PyObject *owned = NULL, *length = NULL, *type = NULL, *result = NULL;
+    if (rc == 1)
+        rc = clean_headers(args[3], args[6], &length, &type, &owned);
+    if (rc == 1)
+        result = PyTuple_Pack(3, non_ascii ? Py_True : Py_False,
+                              length != NULL ? length : Py_None,
+                              type != NULL ? type : Py_None);
+    else if (rc == 0)
+        result = Py_NewRef(Py_None);
+    Py_XDECREF(owned);
+    return result;
+}
