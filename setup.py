@@ -57,7 +57,11 @@ setup(
     ext_modules=[
         Extension(
             "utf8guard._speedups",
-            sources=["utf8guard/_speedups.c", "utf8guard/_speedups_http.c"],
+            sources=[
+                "utf8guard/_speedups.c",
+                "utf8guard/_speedups_http.c",
+                "utf8guard/_speedups_environ.c",
+            ],
             depends=["utf8guard/_speedups_kernel.h", "utf8guard/_speedups_shared.h"],
         )
     ],

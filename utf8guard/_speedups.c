@@ -492,6 +492,7 @@ static PyMethodDef methods[] = {
     {"supported_isas", supported_isas, METH_NOARGS, supported_isas_doc},
     {"set_isa", set_isa, METH_O, set_isa_doc},
     SPEEDUPS_HTTP_METHODS
+    SPEEDUPS_ENVIRON_METHODS
     {NULL, NULL, 0, NULL},
 };
 

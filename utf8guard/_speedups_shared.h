@@ -1,5 +1,6 @@
-/* What the two files of utf8guard._speedups share: _speedups.c (the UTF-8 scan) and
- * _speedups_http.c (the request-head proof built on it). One extension module. */
+/* What the files of utf8guard._speedups share: _speedups.c (the UTF-8 scan),
+ * _speedups_http.c (the request-head proof built on it) and _speedups_environ.c (a
+ * WSGI environ's headers as bytes). One extension module. */
 #ifndef UTF8GUARD_SPEEDUPS_SHARED_H
 #define UTF8GUARD_SPEEDUPS_SHARED_H
 
@@ -28,5 +29,13 @@ PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw);
     {"scan_head", (PyCFunction)(void (*)(void))speedups_scan_head, METH_FASTCALL,  \
      speedups_scan_head_doc},                                                      \
     {"strict_unquote", speedups_strict_unquote, METH_O, speedups_strict_unquote_doc},
+
+/* _speedups_environ.c */
+extern const char speedups_environ_headers_doc[];
+PyObject *speedups_environ_headers(PyObject *module, PyObject *environ);
+
+#define SPEEDUPS_ENVIRON_METHODS                                                  \
+    {"environ_headers", speedups_environ_headers, METH_O,                          \
+     speedups_environ_headers_doc},
 
 #endif

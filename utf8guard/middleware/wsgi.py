@@ -7,9 +7,7 @@
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterable, Iterator, Mapping
-from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
@@ -25,12 +23,21 @@ from ._guard import Guard
 from ._problem import Problem
 from ._report import summarize
 from ._request import RequestHead
+from ._wsgi_environ import (
+    Parts,
+    environ_head,
+    environ_parts,
+    head_from,
+    header_items,
+    latin1,
+)
 from ._wsgi_input import (
     BodyRefused,
     CheckedInput,
     Pieces,
     has_body,
     input_chunks,
+    read_whole,
     reader,
     replay,
 )
@@ -38,17 +45,12 @@ from ._wsgi_response import Closing, Deferred
 from ._wsgi_response import send_problem as _send_problem
 
 if TYPE_CHECKING:
-    from _typeshed import WriteableBuffer
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
-__all__ = ["Utf8GuardWSGIMiddleware"]
+__all__ = ["Utf8GuardWSGIMiddleware", "environ_head"]
 
 #: ``ViolationEvent.scope_type`` for findings made by this adapter.
 SCOPE_TYPE: Final = "wsgi"
-# RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
-_ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
-#: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
-_CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
 #: The environ keys a request's summary is made of (besides the head).
 _SUMMARY_KEYS: Final = ("REQUEST_METHOD", "REMOTE_ADDR", "REMOTE_PORT")
 
@@ -88,14 +90,14 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
                 # read, as in the full check's Route.EMPTY.
                 environ["wsgi.input"] = io.BytesIO(b"")
                 return self.app(environ, start_response)
-            body = _read_whole(environ, length)
+            body = read_whole(environ, length)
             if body is not None:
                 environ["wsgi.input"] = io.BytesIO(body)
                 if is_clean_body(body, content_type, self.config):
                     environ["wsgi.input_terminated"] = True
                     return self.app(environ, start_response)
             # Anything else the full check decides, on the same bytes.
-        head = _head(*parts)
+        head = head_from(*parts)
         if is_excluded(head, self.config):
             return self.app(environ, start_response)
         # What the server said, taken now: the app may rewrite its environ (ProxyFix
@@ -179,77 +181,6 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         return Closing(result, buffer.close)
 
 
-#: A request head as a WSGI environ gives it: raw path, decoded path, query, headers.
-Parts = tuple[bytes | None, bytes, bytes, list[tuple[bytes, bytes]]]
-
-
-def environ_head(environ: WSGIEnvironment) -> RequestHead:
-    """The request head from a WSGI environ; odd types count as empty (then refused)."""
-    return _head(*environ_parts(environ))
-
-
-def environ_parts(environ: WSGIEnvironment) -> Parts:
-    """``(raw_path, app_path, query, headers)`` of a WSGI environ, as bytes.
-
-    PEP 3333: environ strings hold one byte per code point, so ``latin-1`` gives the
-    bytes back. The raw target (``RAW_URI`` from Gunicorn and Werkzeug,
-    ``REQUEST_URI`` from mod_wsgi and uWSGI) is the path the client sent; the app
-    path is ``SCRIPT_NAME + PATH_INFO`` as the server decoded it.
-    """
-    app_path = _latin1(environ, "SCRIPT_NAME") + _latin1(environ, "PATH_INFO")
-    raw = _latin1(environ, "RAW_URI") or _latin1(environ, "REQUEST_URI")
-    raw_path = None
-    if raw:
-        absolute = _ABSOLUTE_FORM.match(raw)
-        raw_path = raw[absolute.end() :] if absolute else raw
-        raw_path = raw_path.partition(b"?")[0].partition(b"#")[0]
-    query = _latin1(environ, "QUERY_STRING")
-    return raw_path, app_path, query, [(n, v) for _, n, v in _headers(environ)]
-
-
-def _head(
-    raw_path: bytes | None,
-    app_path: bytes,
-    query: bytes,
-    headers: list[tuple[bytes, bytes]],
-) -> RequestHead:
-    return RequestHead(
-        path=app_path.decode("utf-8", "replace"),
-        raw_path=raw_path,
-        query_string=query,
-        headers=tuple(headers),
-        app_path=app_path,
-    )
-
-
-def _read_whole(environ: WSGIEnvironment, length: int) -> bytes | None:
-    """The body of declared ``length`` read in one piece, or None (then
-    ``environ["wsgi.input"]`` is set to give the full check the same bytes: what
-    was read, then the rest, or the read's error again)."""
-    chunks = input_chunks(environ)
-    try:
-        first = next(chunks, None)
-    except OSError as error:
-        environ["wsgi.input"] = _Failed(error)
-        return None
-    if first is not None and first[1] and len(first[0]) == length:
-        return first[0]
-    read = [] if first is None else [first[0]]
-    environ["wsgi.input"] = reader(Pieces(chain(read, (c for c, _ in chunks))))
-    return None
-
-
-class _Failed(io.RawIOBase):
-    """A stream whose reads raise ``error``: a server's read error, kept."""
-
-    def __init__(self, error: OSError) -> None:
-        super().__init__()
-        self._error = error
-
-    def readinto(self, buffer: WriteableBuffer) -> int:
-        raise self._error
-
-
 def _summary(
     environ: Mapping[str, object], head: RequestHead, config: GuardConfig
 ) -> RequestSummary:
@@ -259,7 +190,7 @@ def _summary(
     """
     return summarize(
         head,
-        method=_latin1(environ, "REQUEST_METHOD"),
+        method=latin1(environ, "REQUEST_METHOD"),
         client=_client(environ),
         scope_type=SCOPE_TYPE,
         config=config,
@@ -270,40 +201,6 @@ def _client(environ: Mapping[str, object]) -> tuple[object, object | None] | Non
     """The peer as CGI/1.1 gives it (RFC 3875 §4.1.8: ``REMOTE_ADDR``), or None."""
     address = environ.get("REMOTE_ADDR")
     return None if not address else (address, environ.get("REMOTE_PORT"))
-
-
-def _latin1(environ: Mapping[str, object], key: str) -> bytes:
-    value = environ.get(key)
-    return _wsgi_bytes(value) if isinstance(value, str) else b""
-
-
-def _wsgi_bytes(value: str) -> bytes:
-    try:
-        return value.encode("latin-1")
-    except UnicodeEncodeError:
-        # A code point over U+00FF breaks PEP 3333; check it as UTF-8, never drop it.
-        return value.encode("utf-8", "surrogatepass")
-
-
-def _headers(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
-    """``(key, lower-case name, value)`` of each header: ``HTTP_*`` and the CGI two."""
-    found = []
-    for key, value in environ.items():
-        http = key[:5] == "HTTP_"
-        # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
-        if isinstance(value, str) and (http or (value and key in _CGI_HEADERS)):
-            found.append((key, _field_name(key), _wsgi_bytes(value)))
-    return found
-
-
-@lru_cache(maxsize=256)
-def _field_name(key: str) -> bytes:
-    """``HTTP_X_FORWARDED_FOR`` → ``x-forwarded-for``; the CGI keys lose no prefix.
-
-    Cached: servers send the same few keys on every request.
-    """
-    name = key[5:] if key[:5] == "HTTP_" else key
-    return _wsgi_bytes(name.replace("_", "-").lower())
 
 
 def _with_head(
@@ -317,7 +214,7 @@ def _with_head(
     """
     changed = dict(environ)
     for key in ("SCRIPT_NAME", "PATH_INFO"):
-        fixed = repair(_latin1(environ, key), config.effective_path_policy)
+        fixed = repair(latin1(environ, key), config.effective_path_policy)
         changed[key] = fixed.decode("latin-1")
     query = head.query_string.decode("latin-1")
     changed["QUERY_STRING"] = query
@@ -327,7 +224,7 @@ def _with_head(
         if key in changed:
             changed[key] = target
     # normalize_head repairs each header in place, so they pair up with their keys.
-    keys = [key for key, _, _ in _headers(environ)]
+    keys = [key for key, _, _ in header_items(environ)]
     for key, (_, value) in zip(keys, head.headers, strict=True):
         changed[key] = value.decode("latin-1")
     return changed

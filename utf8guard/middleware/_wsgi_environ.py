@@ -1,0 +1,125 @@
+"""A WSGI environ as the engine reads it: the request head's parts, as bytes.
+
+PEP 3333: environ strings hold one byte per code point, so ``latin-1`` gives the
+bytes back; the headers are the ``HTTP_*`` keys and CGI/1.1's ``CONTENT_TYPE`` and
+``CONTENT_LENGTH`` (RFC 3875 §4.1.2, §4.1.3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final
+
+from .._accel import IMPLEMENTATION
+from ._request import RequestHead
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
+
+__all__ = [
+    "Parts",
+    "environ_head",
+    "environ_parts",
+    "head_from",
+    "header_items",
+    "latin1",
+    "wsgi_bytes",
+]
+
+# RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
+_ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
+#: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
+_CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
+#: A request head as a WSGI environ gives it: raw path, decoded path, query, headers.
+Parts = tuple[bytes | None, bytes, bytes, list[tuple[bytes, bytes]]]
+
+
+def environ_head(environ: WSGIEnvironment) -> RequestHead:
+    """The request head from a WSGI environ; odd types count as empty (then refused)."""
+    return head_from(*environ_parts(environ))
+
+
+def environ_parts(environ: WSGIEnvironment) -> Parts:
+    """``(raw_path, app_path, query, headers)`` of a WSGI environ, as bytes.
+
+    PEP 3333: environ strings hold one byte per code point, so ``latin-1`` gives the
+    bytes back. The raw target (``RAW_URI`` from Gunicorn and Werkzeug,
+    ``REQUEST_URI`` from mod_wsgi and uWSGI) is the path the client sent; the app
+    path is ``SCRIPT_NAME + PATH_INFO`` as the server decoded it.
+    """
+    app_path = latin1(environ, "SCRIPT_NAME") + latin1(environ, "PATH_INFO")
+    raw = latin1(environ, "RAW_URI") or latin1(environ, "REQUEST_URI")
+    raw_path = None
+    if raw:
+        absolute = _ABSOLUTE_FORM.match(raw)
+        raw_path = raw[absolute.end() :] if absolute else raw
+        raw_path = raw_path.partition(b"?")[0].partition(b"#")[0]
+    query = latin1(environ, "QUERY_STRING")
+    headers = _compiled_headers(environ)
+    if headers is None:
+        headers = [(name, value) for _, name, value in header_items(environ)]
+    return raw_path, app_path, query, headers
+
+
+def head_from(
+    raw_path: bytes | None,
+    app_path: bytes,
+    query: bytes,
+    headers: list[tuple[bytes, bytes]],
+) -> RequestHead:
+    """The engine's :class:`RequestHead` of :func:`environ_parts`' parts."""
+    return RequestHead(
+        path=app_path.decode("utf-8", "replace"),
+        raw_path=raw_path,
+        query_string=query,
+        headers=tuple(headers),
+        app_path=app_path,
+    )
+
+
+def latin1(environ: Mapping[str, object], key: str) -> bytes:
+    """The bytes of ``environ[key]``; empty when it is missing or no str."""
+    value = environ.get(key)
+    return wsgi_bytes(value) if isinstance(value, str) else b""
+
+
+def wsgi_bytes(value: str) -> bytes:
+    """A PEP 3333 string's bytes (one per code point)."""
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError:
+        # A code point over U+00FF breaks PEP 3333; check it as UTF-8, never drop it.
+        return value.encode("utf-8", "surrogatepass")
+
+
+def header_items(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
+    """``(key, lower-case name, value)`` of each header: ``HTTP_*`` and the CGI two."""
+    found = []
+    for key, value in environ.items():
+        http = key[:5] == "HTTP_"
+        # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
+        if isinstance(value, str) and (http or (value and key in _CGI_HEADERS)):
+            found.append((key, _field_name(key), wsgi_bytes(value)))
+    return found
+
+
+if IMPLEMENTATION == "c":
+    # header_items' pairs in one C call for the common environ (ASCII keys, Latin-1
+    # values); None leaves any other to header_items (tests/test_speedups_environ.py).
+    from .._speedups import environ_headers as _compiled_headers
+else:
+
+    def _compiled_headers(environ: object, /) -> list[tuple[bytes, bytes]] | None:
+        return None  # pure Python: header_items translates every environ
+
+
+@lru_cache(maxsize=256)
+def _field_name(key: str) -> bytes:
+    """``HTTP_X_FORWARDED_FOR`` → ``x-forwarded-for``; the CGI keys lose no prefix.
+
+    Cached: servers send the same few keys on every request.
+    """
+    name = key[5:] if key[:5] == "HTTP_" else key
+    return wsgi_bytes(name.replace("_", "-").lower())
