@@ -1,9 +1,10 @@
-"""The compiled environ_headers gives exactly the Python translation's pairs.
+"""The compiled environ_parts gives exactly the Python translation's parts.
 
-``utf8guard.middleware._wsgi_environ.header_items`` is the reference: for every
-environ the C function either returns the same ``(name, value)`` pairs, in order, or
-None, and None only for the environs it leaves to Python (a non-str or non-ASCII key,
-a header value with a code point over U+00FF, a dict subclass).
+``utf8guard.middleware._wsgi_environ``'s Python translation (``latin1`` and
+``header_items``) is the reference: for every environ the C function either returns
+the same ``(target, app_path, query, headers)``, headers in order, or None, and None
+only for the environs it leaves to Python (a non-str or non-ASCII key, a head value
+with a code point over U+00FF, a dict subclass).
 """
 
 from __future__ import annotations
@@ -14,13 +15,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from utf8guard.middleware._wsgi_environ import header_items
+from utf8guard.middleware._wsgi_environ import _target_path, header_items, latin1
 
 speedups = pytest.importorskip("utf8guard._speedups")
 
 
-def _python(environ: dict[object, object]) -> list[tuple[bytes, bytes]]:
-    return [(name, value) for _, name, value in header_items(environ)]  # type: ignore[arg-type]
+Parts = tuple[bytes | None, bytes, bytes, list[tuple[bytes, bytes]]]
+#: The environ keys of the head besides the headers.
+HEAD_KEYS = ("RAW_URI", "REQUEST_URI", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING")
+
+
+def _python(environ: dict[object, object]) -> Parts:
+    env: dict[str, object] = environ  # type: ignore[assignment]
+    target = latin1(env, "RAW_URI") or latin1(env, "REQUEST_URI")
+    app_path = latin1(env, "SCRIPT_NAME") + latin1(env, "PATH_INFO")
+    pairs = [(name, value) for _, name, value in header_items(env)]
+    return _target_path(target), app_path, latin1(env, "QUERY_STRING"), pairs
+
+
+def _headers(environ: dict[object, object]) -> object:
+    parts = speedups.environ_parts(environ)
+    return None if parts is None else parts[3]
 
 
 def _left_to_python(environ: dict[object, object]) -> bool:
@@ -31,9 +46,22 @@ def _left_to_python(environ: dict[object, object]) -> bool:
         header = key[:5] == "HTTP_" or (
             bool(value) and key in ("CONTENT_TYPE", "CONTENT_LENGTH")
         )
-        if header and isinstance(value, str) and any(ord(c) > 0xFF for c in value):
+        if header and isinstance(value, str) and not _latin1_text(value):
             return True
-    return False
+    uri = environ.get("RAW_URI")
+    keys = (
+        HEAD_KEYS
+        if not (isinstance(uri, str) and uri)
+        else HEAD_KEYS[:1] + HEAD_KEYS[2:]
+    )
+    return any(
+        isinstance(environ.get(key), str) and not _latin1_text(environ[key])  # type: ignore[arg-type]
+        for key in keys
+    )
+
+
+def _latin1_text(value: str) -> bool:
+    return all(ord(c) <= 0xFF for c in value)
 
 
 @pytest.mark.parametrize(
@@ -52,8 +80,45 @@ def _left_to_python(environ: dict[object, object]) -> bool:
     ],
 )  # fmt: skip
 def test_known_environs(environ: dict[object, object], pairs: object) -> None:
-    assert speedups.environ_headers(environ) == pairs
-    assert _python(environ) == pairs
+    assert _headers(environ) == pairs
+    assert _python(environ)[3] == pairs
+
+
+@pytest.mark.parametrize(
+    ("environ", "parts"),
+    [
+        ({}, (None, b"", b"", [])),
+        ({"RAW_URI": "/a?b#c", "REQUEST_URI": "/x", "SCRIPT_NAME": "/s",
+          "PATH_INFO": "/caf\xe9", "QUERY_STRING": "b"},
+         (b"/a", b"/s/caf\xe9", b"b", [])),
+        ({"RAW_URI": "", "REQUEST_URI": "/r#f?g"}, (b"/r", b"", b"", [])),
+        ({"RAW_URI": 1, "REQUEST_URI": "/r", "PATH_INFO": None}, (b"/r", b"", b"", [])),
+        ({"RAW_URI": "/a", "REQUEST_URI": "/\u20ac"}, (b"/a", b"", b"", [])),
+        ({"RAW_URI": "http://h:1/p?q"}, (b"/p", b"", b"", [])),
+        ({"RAW_URI": "a+b.c-d://h"}, (b"", b"", b"", [])),
+        ({"RAW_URI": "1a://h/p"}, (b"1a://h/p", b"", b"", [])),
+        ({"RAW_URI": "*"}, (b"*", b"", b"", [])),
+        ({"RAW_URI": "h:/x"}, (b"h:/x", b"", b"", [])),
+    ],
+)  # fmt: skip
+def test_known_heads(environ: dict[object, object], parts: Parts) -> None:
+    assert speedups.environ_parts(environ) == parts
+    assert _python(environ) == parts
+
+
+_TARGETS = st.lists(
+    st.sampled_from(["/", "?", "#", ":", "//", "://", "a", "Z", "1", "+", "-", ".",
+                     "h", "\xe9", "*", "%2F"]),
+    max_size=10,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=2000)
+@given(_TARGETS)
+def test_target_path_as_python(target: str) -> None:
+    parts = speedups.environ_parts({"RAW_URI": target})
+    assert parts is not None
+    assert parts[0] == _target_path(target.encode("latin-1"))
 
 
 @pytest.mark.parametrize(
@@ -63,27 +128,33 @@ def test_known_environs(environ: dict[object, object], pairs: object) -> None:
         {"CONTENT_TYPE": "\U0001f600"},
         {"HTTP_\xc4": "x"},
         {"wsgi.\u00e4": "x"},
+        {"RAW_URI": "/\u20ac"},
+        {"REQUEST_URI": "/\u20ac"},
+        {"SCRIPT_NAME": "/\u20ac"},
+        {"PATH_INFO": "/\u20ac"},
+        {"QUERY_STRING": "\u20ac"},
         {1: "x"},
         OrderedDict(HTTP_A="x"),
     ],
     ids=repr,
 )
 def test_left_to_python(environ: dict[object, object]) -> None:
-    assert speedups.environ_headers(environ) is None
+    assert speedups.environ_parts(environ) is None
 
 
 def test_not_a_dict() -> None:
-    assert speedups.environ_headers([("HTTP_A", "x")]) is None
+    assert speedups.environ_parts([("HTTP_A", "x")]) is None
 
 
 _KEYS = st.one_of(
     st.sampled_from(
         ["HTTP_HOST", "HTTP_X_A_B", "HTTP_", "HTTP", "http_x", "HTTP_COOKIE",
-         "CONTENT_TYPE", "CONTENT_LENGTH", "PATH_INFO", "wsgi.input", "HTTP_\xc4"]
+         "CONTENT_TYPE", "CONTENT_LENGTH", "wsgi.input", "HTTP_\xc4", *HEAD_KEYS]
     ),
     st.text(max_size=8),
 )  # fmt: skip
 _VALUES = st.one_of(
+    _TARGETS,
     st.text(max_size=6),
     st.text(alphabet=st.characters(max_codepoint=0xFF), max_size=6),
     st.integers(),
@@ -94,8 +165,8 @@ _VALUES = st.one_of(
 
 @settings(max_examples=2000)
 @given(st.dictionaries(_KEYS, _VALUES, max_size=8))
-def test_same_pairs_as_python(environ: dict[object, object]) -> None:
-    compiled = speedups.environ_headers(environ)
+def test_same_parts_as_python(environ: dict[object, object]) -> None:
+    compiled = speedups.environ_parts(environ)
     if _left_to_python(environ):
         assert compiled is None
     else:
@@ -109,5 +180,5 @@ def test_no_reference_leak() -> None:
     name = sys.intern("HTTP_HOST")
     before = sys.getrefcount(name), sys.getrefcount(environ["HTTP_X"])
     for _ in range(1000):
-        speedups.environ_headers(environ)
+        speedups.environ_parts(environ)
     assert (sys.getrefcount(name), sys.getrefcount(environ["HTTP_X"])) == before

@@ -31,11 +31,10 @@ PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw);
     {"strict_unquote", speedups_strict_unquote, METH_O, speedups_strict_unquote_doc},
 
 /* _speedups_environ.c */
-extern const char speedups_environ_headers_doc[];
-PyObject *speedups_environ_headers(PyObject *module, PyObject *environ);
+extern const char speedups_environ_parts_doc[];
+PyObject *speedups_environ_parts(PyObject *module, PyObject *environ);
 
 #define SPEEDUPS_ENVIRON_METHODS                                                  \
-    {"environ_headers", speedups_environ_headers, METH_O,                          \
-     speedups_environ_headers_doc},
+    {"environ_parts", speedups_environ_parts, METH_O, speedups_environ_parts_doc},
 
 #endif

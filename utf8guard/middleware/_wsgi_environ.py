@@ -49,18 +49,26 @@ def environ_parts(environ: WSGIEnvironment) -> Parts:
     ``REQUEST_URI`` from mod_wsgi and uWSGI) is the path the client sent; the app
     path is ``SCRIPT_NAME + PATH_INFO`` as the server decoded it.
     """
+    parts = _compiled_parts(environ)
+    if parts is not None:
+        return parts
+    target = latin1(environ, "RAW_URI") or latin1(environ, "REQUEST_URI")
     app_path = latin1(environ, "SCRIPT_NAME") + latin1(environ, "PATH_INFO")
-    raw = latin1(environ, "RAW_URI") or latin1(environ, "REQUEST_URI")
-    raw_path = None
-    if raw:
-        absolute = _ABSOLUTE_FORM.match(raw)
-        raw_path = raw[absolute.end() :] if absolute else raw
-        raw_path = raw_path.partition(b"?")[0].partition(b"#")[0]
     query = latin1(environ, "QUERY_STRING")
-    headers = _compiled_headers(environ)
-    if headers is None:
-        headers = [(name, value) for _, name, value in header_items(environ)]
-    return raw_path, app_path, query, headers
+    headers = [(name, value) for _, name, value in header_items(environ)]
+    return _target_path(target), app_path, query, headers
+
+
+def _target_path(target: bytes) -> bytes | None:
+    """The path component of a request target (None: there is none)."""
+    if not target:
+        return None
+    # origin-form (RFC 9112 §3.2.1), the common case, starts with "/".
+    absolute = None if target[:1] == b"/" else _ABSOLUTE_FORM.match(target)
+    path = target[absolute.end() :] if absolute else target
+    if b"?" in path:
+        path = path.partition(b"?")[0]
+    return path.partition(b"#")[0] if b"#" in path else path
 
 
 def head_from(
@@ -106,13 +114,14 @@ def header_items(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
 
 
 if IMPLEMENTATION == "c":
-    # header_items' pairs in one C call for the common environ (ASCII keys, Latin-1
-    # values); None leaves any other to header_items (tests/test_speedups_environ.py).
-    from .._speedups import environ_headers as _compiled_headers
+    # environ_parts' answer in one C call for the common environ (ASCII
+    # keys, Latin-1 values); None leaves any other to the Python translation in
+    # environ_parts (tests/test_speedups_environ.py holds the two together).
+    from .._speedups import environ_parts as _compiled_parts
 else:
 
-    def _compiled_headers(environ: object, /) -> list[tuple[bytes, bytes]] | None:
-        return None  # pure Python: header_items translates every environ
+    def _compiled_parts(environ: object, /) -> Parts | None:
+        return None  # pure Python: environ_parts translates every environ
 
 
 @lru_cache(maxsize=256)

@@ -163,19 +163,19 @@ class CheckedInput(Pieces):
 
 
 def read_whole(environ: WSGIEnvironment, length: int) -> bytes | None:
-    """The body of declared ``length`` read in one piece, or None (then
-    ``environ["wsgi.input"]`` is set to give the full check the same bytes: what
-    was read, then the rest, or the read's error again)."""
-    chunks = input_chunks(environ)
+    """The body of declared ``length`` (``CONTENT_LENGTH``) read in one call, or
+    None; then ``environ["wsgi.input"]`` gives the full check the same bytes: what
+    was read, then the rest (never past ``length``), or the read's error again."""
+    stream: IO[bytes] = environ["wsgi.input"]
     try:
-        first = next(chunks, None)
+        data = stream.read(length)
     except OSError as error:
         environ["wsgi.input"] = _Failed(error)
         return None
-    if first is not None and first[1] and len(first[0]) == length:
-        return first[0]
-    read = [] if first is None else [first[0]]
-    environ["wsgi.input"] = reader(Pieces(chain(read, (c for c, _ in chunks))))
+    if len(data) == length:
+        return data
+    rest = (piece for piece, _ in _pieces_of(stream, length - len(data)))
+    environ["wsgi.input"] = reader(Pieces(chain([data], rest)))
     return None
 
 
