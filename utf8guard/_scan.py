@@ -246,13 +246,14 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
     Raises:
         TypeError: ``data`` is not bytes, bytearray or memoryview.
     """
+    # First the commonest case, and the cheapest test: pure ASCII bytes under STRICT,
+    # the default, which refuses no ASCII code point.
+    if policy is STRICT and type(data) is bytes and data.isascii():
+        return True
     if type(data) is not bytes or len(data) > CHUNK_BYTES:
         return find_violation(data, policy) is None
-    # Small bytes, the common case: first_violation's checks on one chunk, inlined,
-    # since each layer between costs about as much as decoding 64 bytes. First pure
-    # ASCII under STRICT, the default, which refuses no ASCII code point.
-    if policy is STRICT and data.isascii():
-        return True
+    # Small bytes: first_violation's checks on one chunk, inlined, since each layer
+    # between costs about as much as decoding 64 bytes.
     plan = policy._plan
     if type(plan) is not Plan:
         plan = plan_for(policy)
