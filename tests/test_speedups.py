@@ -7,6 +7,7 @@ built; the rest run on both implementations through the ``implementation`` fixtu
 
 from __future__ import annotations
 
+import doctest
 import os
 import subprocess
 import sys
@@ -444,8 +445,15 @@ def test_compiled_is_valid_scans_large_input_without_the_gil() -> None:
 def test_compiled_is_valid_is_documented() -> None:
     assert _built is not None
     assert _built.is_valid.__doc__ is not None
-    assert _built.is_valid.__doc__.startswith("is_valid(data, policy=STRICT)")
-    assert "TypeError" in _built.is_valid.__doc__
+    doc = _built.is_valid.__doc__
+    assert doc.startswith("is_valid(data, policy=STRICT)")
+    assert "TypeError" in doc
+    # Its example runs, as the pure-Python docstring's does under --doctest-modules.
+    names = {"is_valid": _built.is_valid}
+    test = doctest.DocTestParser().get_doctest(doc, names, "is_valid", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize(verbose=False) == doctest.TestResults(0, 1)
 
 
 def _stream(data: bytes, size: int) -> None:

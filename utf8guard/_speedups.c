@@ -482,12 +482,17 @@ static int is_valid_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     return rc;
 }
 
+/* No __text_signature__: inspect cannot show a default that is not a literal (STRICT),
+ * so the signature is the docstring's first line, which help() prints as is. */
 PyDoc_STRVAR(is_valid_doc,
              "is_valid(data, policy=STRICT)\n\n"
-             "True when data is valid UTF-8 under policy (utf8guard.Policy).\n\n"
-             "The compiled utf8guard.is_valid: same verdicts as the pure-Python one.\n"
-             "bytes and bytearray are scanned here, in one call; anything else goes\n"
-             "through utf8guard._scan.find_violation.\n\n"
+             "True when data is valid UTF-8 under policy (a utf8guard.Policy).\n\n"
+             /* U+20AC as UTF-8 bytes: the execution character set may not be UTF-8 */
+             ">>> is_valid(\"\xe2\x82\xac\".encode()), is_valid(b\"\\xed\\xa0\\x80\")\n"
+             "(True, False)\n\n"
+             "The compiled utf8guard.is_valid, with the verdicts of the pure-Python one\n"
+             "(utf8guard._scan.python_is_valid): bytes and bytearray are scanned in\n"
+             "this one call, other inputs go through utf8guard._scan.find_violation.\n\n"
              "Raises:\n"
              "    TypeError: data is not bytes, bytearray or memoryview.");
 
