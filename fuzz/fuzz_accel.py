@@ -3,7 +3,9 @@
 Invariant: for every input, policy, buffer type and start offset, and on every
 instruction set this CPU runs (scalar, SSE4.1, AVX2), ``_speedups.first_violation``
 resumed after each violation yields exactly the violations of the pure-Python
-``first_violation`` and of ``utf8guard.reference.iter_violations``.
+``first_violation`` and of ``utf8guard.reference.iter_violations``, and
+``_speedups.is_valid`` (like the pure-Python ``is_valid``) is true exactly when the
+oracle finds none in the whole buffer.
 
 Input layout: byte 0 chooses the policy (low 6 bits: which ``allow_*`` flags are off)
 and the buffer type (top 2 bits), byte 1 the start offset (mod 8), the rest is the
@@ -96,20 +98,27 @@ def expected(payload: bytes, start: int, policy: Policy) -> list[Violation]:
 
 
 def compare(buf: BytesLike, payload: bytes, start: int, policy: Policy) -> None:
-    """Every instruction set and the pure-Python core agree with the oracle."""
+    """Every instruction set and the pure-Python core agree with the oracle, on
+    first_violation from ``start`` and on is_valid over the whole buffer."""
     want = expected(payload, start, policy)
+    valid = not (want if start == 0 else expected(payload, 0, policy))
     with pure_python():
         python = walk(_scan.first_violation, buf, start, policy)
-    if python != want:
-        raise AssertionError(f"python {python} != reference {want}: {payload!r}")
+        python_valid = _scan.python_is_valid(buf, policy)
+    if python != want or python_valid != valid:
+        raise AssertionError(
+            f"python {python} {python_valid} != reference {want} {valid}: {payload!r}"
+        )
     saved = _speedups.isa()
     try:
         for isa in _speedups.supported_isas():
             _speedups.set_isa(isa)
             got = walk(_speedups.first_violation, buf, start, policy)
-            if got != want:
+            got_valid = _speedups.is_valid(buf, policy)
+            if got != want or got_valid != valid:
                 raise AssertionError(
-                    f"{isa} {got} != reference {want}: {policy} {payload!r}"
+                    f"{isa} {got} {got_valid} != reference {want} {valid}: "
+                    f"{policy} {payload!r}"
                 )
     finally:
         _speedups.set_isa(saved)

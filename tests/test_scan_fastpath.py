@@ -8,6 +8,7 @@ the edges of every refused range under all 64 policies.
 from __future__ import annotations
 
 import random
+from itertools import product
 
 import pytest
 
@@ -31,6 +32,8 @@ from .conftest import ALL_POLICIES, FLAGS
 NO_PRIVATE_USE = Policy(allow_private_use=False)  # too many code points for gates
 POLICIES = [STRICT, WELL_FORMED, IDENTIFIER, NO_PRIVATE_USE, Policy(allow_bom=False)]
 CHUNK = scan.CHUNK_BYTES
+#: The public is_valid (compiled when the accelerator is on) and the pure-Python one.
+PREDICATES = [is_valid, scan.python_is_valid]
 
 # (id, data): each row reaches one branch of the gates or of is_valid's small path.
 CASES = [
@@ -58,10 +61,11 @@ CASES = [
 @pytest.mark.parametrize(("case", "data"), CASES, ids=[c[0] for c in CASES])
 def test_small_input_matches_reference(case: str, data: bytes, policy: Policy) -> None:
     expected = reference.find_violation(data, policy)
-    assert is_valid(data, policy) == (expected is None)
+    for predicate in PREDICATES:
+        assert predicate(data, policy) == (expected is None)
+        assert predicate(bytearray(data), policy) == (expected is None)
     assert find_violation(data, policy) == expected
     assert find_violation(memoryview(data), policy) == expected  # gates all open
-    assert is_valid(bytearray(data), policy) == (expected is None)
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -74,7 +78,8 @@ def test_large_input_matches_reference(case: str, data: bytes, policy: Policy) -
         expected = found and Violation(
             found.kind, found.start + len(padding), found.end + len(padding)
         )
-        assert is_valid(padding + data, policy) == (expected is None)
+        for predicate in PREDICATES:
+            assert predicate(padding + data, policy) == (expected is None)
         assert find_violation(padding + data, policy) == expected
 
 
@@ -125,7 +130,8 @@ def test_differential_near_valid() -> None:
         data = _near_valid(rng)
         policy = rng.choice(POLICIES)
         expected = reference.find_violation(data, policy)
-        assert is_valid(data, policy) == (expected is None), (data, policy)
+        for predicate in PREDICATES:
+            assert predicate(data, policy) == (expected is None), (data, policy)
         assert find_violation(data, policy) == expected, (data, policy)
         window = rng.choice((1, 2, 5))
         found = scan.first_violation(data, 0, len(data), policy, window)
@@ -159,7 +165,7 @@ def test_gates_cover_every_policy(policy: Policy) -> None:
             small = (context + chr(cp)).encode()
             expected = reference.is_valid(small, policy)
             large = "\u00e9".encode() * (scan.TRANSLATE_MAX_BYTES // 2) + small
-            for data in (small, large):
-                assert is_valid(data, policy) == expected, (cp, context, policy)
+            for data, predicate in product((small, large), PREDICATES):
+                assert predicate(data, policy) == expected, (cp, context, policy)
             view = memoryview(small)
             assert (find_violation(view, policy) is None) == expected, (cp, policy)

@@ -7,11 +7,13 @@ built; the rest run on both implementations through the ``implementation`` fixtu
 
 from __future__ import annotations
 
+import doctest
 import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import product
 from pathlib import Path
 from typing import Final
@@ -112,10 +114,14 @@ def implementation(
     name: str = request.param
     if name == "python":
         monkeypatch.setattr(_scan, "_compiled", None)
+        is_valid: _accel.IsValid = _scan.python_is_valid
     elif _built is None:  # pragma: no cover - a build without a C compiler
         pytest.skip("_speedups is not built")
     else:
         monkeypatch.setattr(_scan, "_compiled", _built.first_violation)
+        is_valid = _built.is_valid
+    monkeypatch.setattr(_scan, "is_valid", is_valid)
+    monkeypatch.setattr(utf8guard, "is_valid", is_valid)
     return name
 
 
@@ -157,7 +163,7 @@ def test_environment_variable_forces_pure_python(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(_accel.PURE_PYTHON_ENV, "1")
-    assert _accel.load() == ("python", None)
+    assert _accel.load() == ("python", None, None)
 
 
 def test_missing_extension_falls_back_to_pure_python(
@@ -167,7 +173,7 @@ def test_missing_extension_falls_back_to_pure_python(
     # None in sys.modules makes the import raise ImportError, as when it is not built.
     monkeypatch.setitem(sys.modules, "utf8guard._speedups", None)
     monkeypatch.delattr(utf8guard, "_speedups", raising=False)
-    assert _accel.load() == ("python", None)
+    assert _accel.load() == ("python", None, None)
 
 
 @speedups_only
@@ -177,7 +183,15 @@ def test_extension_is_used_when_built(
 ) -> None:
     assert _built is not None
     monkeypatch.setenv(_accel.PURE_PYTHON_ENV, value)
-    assert _accel.load() == ("c", _built.first_violation)
+    assert _accel.load() == ("c", _built.first_violation, _built.is_valid)
+
+
+def test_public_is_valid_is_the_active_implementations() -> None:
+    """The middleware imports _scan.is_valid: it must be the compiled one too."""
+    c = utf8guard.IMPLEMENTATION == "c"
+    want = _built.is_valid if c else _scan.python_is_valid
+    assert utf8guard.is_valid is want
+    assert _scan.is_valid is want
 
 
 # Each case breaks one Python table in a fresh interpreter (the extension initialises
@@ -265,6 +279,181 @@ def test_public_api_matches_reference(implementation: str, needle: bytes) -> Non
         assert list(iter_violations(data, policy)) == want
         assert find_violation(bytearray(data), policy) == (want[0] if want else None)
         assert repair(memoryview(data), policy) == reference.repair(data, policy)
+        assert utf8guard.is_valid(data, policy) == (not want)
+
+
+# --- is_valid: one C call, the same verdicts as the pure-Python is_valid -----------
+
+#: Padding every policy allows, ending on a character boundary: a needle after it is
+#: judged as if alone.
+PADDING: Final = (b"a", "\u00e9".encode(), "\u4f60".encode(), "\U0001f600".encode())
+
+
+class _Bytes(bytes):
+    """A bytes subclass: not the exact type, so it takes the fallback path."""
+
+
+@speedups_only
+@pytest.mark.parametrize("needle", [b"", *NEEDLES], ids=lambda n: n.hex() or "none")
+def test_compiled_is_valid_matches_the_oracle(needle: bytes) -> None:
+    """Every policy (all 64 flag combinations), every buffer type, sizes from the
+    needle alone to past one SIMD block; past the no-GIL threshold for two policies."""
+    assert _built is not None
+    for policy in POLICIES:
+        want = reference.find_violation(needle, policy) is None
+        sizes = (0, 60, 600, 40_000) if policy in (STRICT, ALL_REFUSED) else (0, 70)
+        for pad, size in product(PADDING, sizes):
+            data = pad * (size // len(pad)) + needle
+            for buf in (data, bytearray(data), memoryview(data), _Bytes(data)):
+                assert _built.is_valid(buf, policy) is want, (policy, pad, size)
+            with _pure_python():
+                assert _scan.python_is_valid(data, policy) is want
+
+
+@contextmanager
+def _pure_python() -> Iterator[None]:
+    saved, _scan._compiled = _scan._compiled, None
+    try:
+        yield
+    finally:
+        _scan._compiled = saved
+
+
+@speedups_only
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=20).map(str.encode),
+            st.sampled_from(NEEDLES),
+            st.binary(max_size=4),
+        ),
+        max_size=8,
+    ),
+    st.sampled_from(POLICIES),
+)
+def test_compiled_is_valid_on_near_valid_input(
+    parts: list[bytes], policy: Policy
+) -> None:
+    assert _built is not None
+    data = b"".join(parts)
+    want = reference.find_violation(data, policy) is None
+    assert _built.is_valid(data, policy) is want
+    assert _built.is_valid(bytearray(data), policy) is want
+    with _pure_python():
+        assert _scan.python_is_valid(data, policy) is want
+
+
+@speedups_only
+def test_compiled_is_valid_defaults_to_strict_and_takes_keywords() -> None:
+    assert _built is not None
+    nonchar = "\ufffe".encode()
+    assert _built.is_valid(nonchar) is False
+    assert _built.is_valid(nonchar, WELL_FORMED) is True
+    assert _built.is_valid(nonchar, policy=WELL_FORMED) is True
+    assert _built.is_valid(data=nonchar) is False
+    assert _built.is_valid(policy=WELL_FORMED, data=nonchar) is True
+    # A policy equal to STRICT but another object: read afresh, then cached.
+    for policy in (Policy(), STRICT, Policy(allow_noncharacters=True), STRICT):
+        assert _built.is_valid(nonchar, policy) is policy.allow_noncharacters
+
+
+def _outcome(call: Callable[[], bool]) -> tuple[str, str]:
+    """The result of ``call`` or the type and message of what it raised."""
+    try:
+        return "returned", repr(call())
+    except (TypeError, ValueError, AttributeError) as exc:
+        return type(exc).__name__, str(exc)
+
+
+#: Inputs and policies the public is_valid refuses or treats specially: the compiled
+#: one must answer exactly as the pure-Python one (same result or same error).
+ODD_CALLS: Final = [
+    ("str", ("text",), {}),
+    ("int", (3,), {}),
+    ("none", (None,), {}),
+    ("strided-view", (memoryview(b"abcdef")[::2],), {}),
+    ("wide-view", (memoryview(b"\xef\xbf\xbf\x00").cast("I"),), {}),
+    ("2d-view", (memoryview(b"abcd").cast("B", (2, 2)),), {}),
+    ("not-a-policy", (b"abc", object()), {}),
+    ("not-a-policy-view", (memoryview(b"abc"), object()), {}),
+    ("policy-none", (b"abc",), {"policy": None}),
+]
+
+
+@speedups_only
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [(args, kwargs) for _, args, kwargs in ODD_CALLS],
+    ids=[name for name, _, _ in ODD_CALLS],
+)
+def test_compiled_is_valid_fails_as_the_python_one(
+    args: tuple[object, ...], kwargs: dict[str, object]
+) -> None:
+    assert _built is not None
+    compiled = _outcome(lambda: _built.is_valid(*args, **kwargs))  # type: ignore[arg-type]  # deliberately wrong
+    python = _outcome(lambda: _scan.python_is_valid(*args, **kwargs))  # type: ignore[arg-type]  # deliberately wrong
+    assert compiled[0] == python[0]
+    if compiled[0] == "TypeError" and "not" in python[1]:
+        assert compiled[1] == python[1]  # as_buffer's message, word for word
+
+
+@speedups_only
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        ((), {}),
+        ((b"a", STRICT, 3), {}),
+        ((b"a",), {"strict": True}),
+        ((b"a", STRICT), {"policy": STRICT}),
+        ((), {"policy": STRICT}),
+    ],
+    ids=["none", "three", "unknown-keyword", "twice", "no-data"],
+)
+def test_compiled_is_valid_checks_its_arguments(
+    args: tuple[object, ...], kwargs: dict[str, object]
+) -> None:
+    assert _built is not None
+    with pytest.raises(TypeError):
+        _built.is_valid(*args, **kwargs)  # type: ignore[arg-type]  # deliberately wrong
+    with pytest.raises(TypeError):
+        _scan.python_is_valid(*args, **kwargs)  # type: ignore[arg-type]  # deliberately wrong
+
+
+@speedups_only
+def test_compiled_is_valid_scans_large_input_without_the_gil() -> None:
+    """Above 32 KiB the GIL is released; a bytearray stays exported (not resizable)
+    while it is scanned, and threads see their own results."""
+    assert _built is not None
+    good = ("ж" * 40000).encode()
+    bad = good + b"\xed\xa0\x80"
+    results: list[bool] = []
+
+    def work(data: bytes | bytearray) -> None:
+        results.append(_built.is_valid(data))
+
+    inputs = [good, bad, bytearray(good), bytearray(bad)]
+    threads = [threading.Thread(target=work, args=(data,)) for data in inputs * 2]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == [False] * 4 + [True] * 4
+
+
+@speedups_only
+def test_compiled_is_valid_is_documented() -> None:
+    assert _built is not None
+    assert _built.is_valid.__doc__ is not None
+    doc = _built.is_valid.__doc__
+    assert doc.startswith("is_valid(data, policy=STRICT)")
+    assert "TypeError" in doc
+    # Its example runs, as the pure-Python docstring's does under --doctest-modules.
+    names = {"is_valid": _built.is_valid}
+    test = doctest.DocTestParser().get_doctest(doc, names, "is_valid", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize(verbose=False) == doctest.TestResults(0, 1)
 
 
 def _stream(data: bytes, size: int) -> None:

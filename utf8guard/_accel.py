@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 from ._policy import Policy
 from ._violation import Violation
 
-__all__ = ["IMPLEMENTATION", "PURE_PYTHON_ENV", "compiled_first_violation", "load"]
+__all__ = [
+    "IMPLEMENTATION",
+    "PURE_PYTHON_ENV",
+    "compiled_first_violation",
+    "compiled_is_valid",
+    "load",
+]
 
 #: Environment variable that forces the pure-Python core.
 PURE_PYTHON_ENV: Final = "UTF8GUARD_PURE_PYTHON"
@@ -23,20 +29,30 @@ FirstViolation = Callable[
 ]
 
 
-def load() -> tuple[str, FirstViolation | None]:
-    """The active implementation's name and its compiled first_violation, if any.
+class IsValid(Protocol):
+    """The signature of the public ``is_valid``, compiled or not."""
 
-    ``("c", first_violation)`` when the extension imports and is not disabled, else
-    ``("python", None)``.
+    def __call__(
+        self, data: bytes | bytearray | memoryview, policy: Policy = ...
+    ) -> bool: ...
+
+
+def load() -> tuple[str, FirstViolation | None, IsValid | None]:
+    """The active implementation's name and its compiled entry points, if any.
+
+    ``("c", first_violation, is_valid)`` when the extension imports and is not
+    disabled, else ``("python", None, None)``.
     """
     if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-        return "python", None
+        return "python", None, None
     try:
         from . import _speedups
     except ImportError:
         # Not built (no compiler at install time): the pure-Python core is complete.
-        return "python", None
-    return "c", _speedups.first_violation
+        return "python", None, None
+    return "c", _speedups.first_violation, _speedups.is_valid
 
 
-IMPLEMENTATION, compiled_first_violation = load()
+#: The compiled is_valid is the whole public predicate in one C call: the Python
+#: function around the seam cost twice a small decode (bench/README.md).
+IMPLEMENTATION, compiled_first_violation, compiled_is_valid = load()

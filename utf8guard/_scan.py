@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from ._accel import compiled_first_violation
+from ._accel import compiled_first_violation, compiled_is_valid
 from ._plan import Plan, plan_for
 from ._policy import STRICT, Policy
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS
@@ -28,6 +28,7 @@ __all__ = [
     "is_valid",
     "iter_range",
     "iter_violations",
+    "python_is_valid",
     "safe_cut",
     "validate",
 ]
@@ -245,14 +246,16 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
     Raises:
         TypeError: ``data`` is not bytes, bytearray or memoryview.
     """
-    if _compiled is not None and type(data) is bytes:
-        return _compiled(data, 0, len(data), policy) is None
+    # First the commonest case, and the cheapest test: pure ASCII bytes under STRICT,
+    # the default, which refuses no ASCII code point.
+    if policy is STRICT and type(data) is bytes and data.isascii():
+        return True
     if type(data) is not bytes or len(data) > CHUNK_BYTES:
         return find_violation(data, policy) is None
-    # Small bytes, the common case: first_violation's checks on one chunk, inlined,
-    # since each layer between costs about as much as decoding 64 bytes.
+    # Small bytes: first_violation's checks on one chunk, inlined, since each layer
+    # between costs about as much as decoding 64 bytes.
     plan = policy._plan
-    if not isinstance(plan, Plan):
+    if type(plan) is not Plan:
         plan = plan_for(policy)
     if plan.ascii_clean and data.isascii():
         return True
@@ -260,16 +263,23 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
         text = data.decode()
     except UnicodeDecodeError:
         return False  # ill-formed: refused under every policy
-    if plan.pattern is None:
-        return True
     if plan.gates is None:
         return _refused(data, 0, len(data), plan) is None
+    # No gate's lead byte (or no gates: the policy refuses no code point).
     if len(data) <= TRANSLATE_MAX_BYTES and 1 not in data.translate(plan.leads):
-        return True  # no gate's lead byte: nothing refused
+        return True
     return (
         not _may_refuse(data, 0, len(data), text, plan)
         or _refused(data, 0, len(data), plan) is None
     )
+
+
+#: The pure-Python is_valid, which the compiled one must match (tests, benchmarks).
+python_is_valid: Final = is_valid
+if compiled_is_valid is not None:
+    # The whole predicate in one C call, same verdicts (tests/test_speedups.py): the
+    # Python function around the compiled seam cost twice a small decode.
+    is_valid = compiled_is_valid
 
 
 def validate(data: BytesLike, policy: Policy = STRICT) -> None:

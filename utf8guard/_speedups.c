@@ -347,6 +347,7 @@ static PyObject *violation_type; /* utf8guard._violation.Violation */
 static PyObject *kinds[K_COUNT]; /* utf8guard._violation.Kind members, in order */
 static PyObject *cached_policy;  /* last policy seen, and its refusal mask */
 static unsigned cached_mask;
+static PyObject *strict_policy;  /* utf8guard._policy.STRICT, is_valid's default */
 
 /* Policy's allow_* fields, in the order of enum refuse; the set FLAGS[i] refuses has
  * Kind K_NONCHARACTER + i (both checked at import by check_sets). */
@@ -390,6 +391,22 @@ int speedups_is_valid(const uint8_t *p, size_t len, unsigned mask) {
     return !ISAS[current_isa].scan(p, 0, len, mask, &f);
 }
 
+/* Run the current instruction set's scan over p[start:end]; without the GIL when
+ * the range is long enough for another thread to make use of it. */
+static int scan_range(const uint8_t *p, size_t start, size_t end, unsigned mask,
+                      found_t *f) {
+    scan_t scan = ISAS[current_isa].scan;
+    int hit;
+    if (end - start >= NOGIL_BYTES) {
+        Py_BEGIN_ALLOW_THREADS;
+        hit = scan(p, start, end, mask, f);
+        Py_END_ALLOW_THREADS;
+    } else {
+        hit = scan(p, start, end, mask, f);
+    }
+    return hit;
+}
+
 PyDoc_STRVAR(first_violation_doc,
              "first_violation(buf, start, end, policy, /)\n--\n\n"
              "The first Violation in buf[start:end] under policy, or None.");
@@ -420,22 +437,109 @@ static PyObject *first_violation(PyObject *module, PyObject *const *args,
                      end, view.len);
         return NULL;
     }
-    const uint8_t *p = view.buf;
-    scan_t scan = ISAS[current_isa].scan;
     found_t f;
-    int hit;
-    if (end - start >= NOGIL_BYTES) {
-        Py_BEGIN_ALLOW_THREADS;
-        hit = scan(p, (size_t)start, (size_t)end, mask, &f);
-        Py_END_ALLOW_THREADS;
-    } else {
-        hit = scan(p, (size_t)start, (size_t)end, mask, &f);
-    }
+    int hit = scan_range(view.buf, (size_t)start, (size_t)end, mask, &f);
     PyBuffer_Release(&view);
     if (!hit)
         Py_RETURN_NONE;
     return PyObject_CallFunction(violation_type, "Onn", kinds[f.kind],
                                  (Py_ssize_t)f.start, (Py_ssize_t)f.end);
+}
+
+/* is_valid() for anything but bytes and bytearray: utf8guard._scan.find_violation,
+ * which checks the type (str, a strided memoryview: TypeError) and flattens views,
+ * exactly as the pure-Python is_valid does. Looked up on first use: _scan imports
+ * this module, so it is not there yet at init. */
+static PyObject *is_valid_other(PyObject *data, PyObject *policy) {
+    static PyObject *find_violation; /* utf8guard._scan.find_violation */
+    if (find_violation == NULL) {
+        PyObject *scan = PyImport_ImportModule("utf8guard._scan");
+        if (scan == NULL)
+            return NULL;
+        find_violation = PyObject_GetAttrString(scan, "find_violation");
+        Py_DECREF(scan);
+        if (find_violation == NULL)
+            return NULL;
+    }
+    PyObject *found = PyObject_CallFunctionObjArgs(find_violation, data, policy, NULL);
+    if (found == NULL)
+        return NULL;
+    int valid = found == Py_None;
+    Py_DECREF(found);
+    return PyBool_FromLong(valid);
+}
+
+/* is_valid's arguments when some are passed by keyword (or their count is wrong),
+ * parsed the usual way into borrowed references; the positional call, the common
+ * one, never comes here. */
+static int is_valid_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         PyObject **data, PyObject **policy) {
+    static char *keywords[] = {"data", "policy", NULL};
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *tuple = PyTuple_New(nargs);
+    PyObject *dict = PyDict_New();
+    int rc = tuple != NULL && dict != NULL ? 0 : -1;
+    for (Py_ssize_t i = 0; rc == 0 && i < nargs; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SET_ITEM(tuple, i, args[i]);
+    }
+    for (Py_ssize_t i = 0; rc == 0 && i < nkw; i++)
+        rc = PyDict_SetItem(dict, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]);
+    /* The objects stay alive after the tuple and dict go: the caller holds args. */
+    if (rc == 0 && !PyArg_ParseTupleAndKeywords(tuple, dict, "O|O:is_valid", keywords,
+                                                data, policy))
+        rc = -1;
+    Py_XDECREF(tuple);
+    Py_XDECREF(dict);
+    return rc;
+}
+
+/* No __text_signature__: inspect cannot show a default that is not a literal (STRICT),
+ * so the signature is the docstring's first line, which help() prints as is. */
+PyDoc_STRVAR(is_valid_doc,
+             "is_valid(data, policy=STRICT)\n\n"
+             "True when data is valid UTF-8 under policy (a utf8guard.Policy).\n\n"
+             /* U+20AC as UTF-8 bytes: the execution character set may not be UTF-8 */
+             ">>> is_valid(\"\xe2\x82\xac\".encode()), is_valid(b\"\\xed\\xa0\\x80\")\n"
+             "(True, False)\n\n"
+             "The compiled utf8guard.is_valid, with the verdicts of the pure-Python one\n"
+             "(utf8guard._scan.python_is_valid): bytes and bytearray are scanned in\n"
+             "this one call, other inputs go through utf8guard._scan.find_violation.\n\n"
+             "Raises:\n"
+             "    TypeError: data is not bytes, bytearray or memoryview.");
+
+static PyObject *is_valid(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+    (void)module;
+    PyObject *data = NULL, *policy = strict_policy;
+    if (kwnames == NULL && (nargs == 1 || nargs == 2)) {
+        data = args[0];
+        if (nargs == 2)
+            policy = args[1];
+    } else if (is_valid_args(args, nargs, kwnames, &data, &policy) < 0) {
+        return NULL;
+    }
+    int is_bytes = PyBytes_CheckExact(data);
+    if (!is_bytes && !PyByteArray_CheckExact(data))
+        return is_valid_other(data, policy);
+    unsigned mask;
+    if (policy_mask(policy, &mask) < 0)
+        return NULL;
+    found_t f;
+    int hit;
+    if (is_bytes) {
+        /* Immutable, and the caller's reference keeps it alive without the GIL. */
+        hit = scan_range((const uint8_t *)PyBytes_AS_STRING(data), 0,
+                         (size_t)PyBytes_GET_SIZE(data), mask, &f);
+    } else {
+        /* A bytearray: the exported buffer keeps other threads from resizing it. */
+        Py_buffer view;
+        if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+            return NULL;
+        hit = scan_range(view.buf, 0, (size_t)view.len, mask, &f);
+        PyBuffer_Release(&view);
+    }
+    return PyBool_FromLong(!hit);
 }
 
 PyDoc_STRVAR(isa_doc, "isa()\n--\n\n"
@@ -488,6 +592,8 @@ static PyObject *set_isa(PyObject *module, PyObject *name) {
 static PyMethodDef methods[] = {
     {"first_violation", (PyCFunction)(void (*)(void))first_violation, METH_FASTCALL,
      first_violation_doc},
+    {"is_valid", (PyCFunction)(void (*)(void))is_valid, METH_FASTCALL | METH_KEYWORDS,
+     is_valid_doc},
     {"isa", isa, METH_NOARGS, isa_doc},
     {"supported_isas", supported_isas, METH_NOARGS, supported_isas_doc},
     {"set_isa", set_isa, METH_O, set_isa_doc},
@@ -498,7 +604,8 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "utf8guard._speedups",
-    "Compiled first_violation: the scan behind utf8guard's one-shot and stream API.",
+    "Compiled first_violation, the scan behind utf8guard's one-shot and stream API, "
+    "and is_valid, the public predicate in one call.",
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
@@ -749,8 +856,18 @@ static int check_sets(void) {
     return rc;
 }
 
+/* Take STRICT, is_valid's default policy, from utf8guard._policy. */
+static int load_strict(void) {
+    PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
+    if (policy_module == NULL)
+        return -1;
+    strict_policy = PyObject_GetAttrString(policy_module, "STRICT");
+    Py_DECREF(policy_module);
+    return strict_policy != NULL ? 0 : -1;
+}
+
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (load_kinds() < 0 || load_leads() < 0 || check_sets() < 0)
+    if (load_kinds() < 0 || load_leads() < 0 || check_sets() < 0 || load_strict() < 0)
         return NULL;
     for (int i = ISA_COUNT - 1; i > 0; i--) {
         if (isa_supported(i)) {
