@@ -168,8 +168,12 @@ def parse(data: bytes) -> Case:
     parts = data[2:].split(_SEPARATOR)
     raw, query, *fields = parts + [b""] * (2 - len(parts))
     pairs = [pair(field) for field in fields]
-    raw_path: object = _ODD[len(raw) % len(_ODD)](raw) if shapes & 1 else raw
-    query_arg: object = _ODD[len(query) % len(_ODD)](query) if shapes & 2 else query
+    raw_path: object = (
+        _ODD[len(raw) % len(_ODD)](raw) if shapes & FLAG_ODD_PATH else raw
+    )
+    query_arg: object = (
+        _ODD[len(query) % len(_ODD)](query) if shapes & FLAG_ODD_QUERY else query
+    )
     args = (
         raw_path,
         app_path(raw, flags >> 3 & 7),
@@ -210,9 +214,11 @@ def container(pairs: list[object], choice: int) -> object:
 def pair(field: bytes) -> object:
     """One header pair from a field: its name and value, in the shape byte 0 picks."""
     selector, value = (field[:1] or b"\0")[0], field[1:]
-    name = NAMES[selector & _OWN_NAME] if selector & _OWN_NAME < _OWN_NAME else b""
-    if selector & _OWN_NAME == _OWN_NAME:
+    index = selector & _OWN_NAME
+    if index == _OWN_NAME:
         name, _, value = value.partition(b":")
+    else:
+        name = NAMES[index]
     shape = selector >> 5
     if shape < 4:
         return (name, value)
