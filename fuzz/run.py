@@ -123,6 +123,17 @@ def _findings(folder: Path) -> set[Path]:
     return {p for p in folder.glob("*") if p.name.startswith(FINDING_PREFIXES)}
 
 
+def _dictionary(name: str) -> Path:
+    """``utf8.dict``, with the target's own ``fuzz/<name>.dict`` added when it has
+    one (libFuzzer reads one ``-dict``): written to the artifacts folder."""
+    own = FUZZ_DIR / f"{name}.dict"
+    if not own.is_file():
+        return DICTIONARY
+    merged = ARTIFACTS / f"{name}.dict"
+    merged.write_text(DICTIONARY.read_text("utf-8") + own.read_text("utf-8"), "utf-8")
+    return merged
+
+
 def _fuzz_one(name: str, module: str, seconds: int, extra: Sequence[str]) -> bool:
     """Fuzz one target; print its summary; True when it found nothing."""
     harness = importlib.import_module(module)
@@ -137,7 +148,7 @@ def _fuzz_one(name: str, module: str, seconds: int, extra: Sequence[str]) -> boo
         f"-max_total_time={seconds}",
         f"-max_len={harness.MAX_LEN}",
         f"-timeout={INPUT_TIMEOUT_SECONDS}",
-        f"-dict={DICTIONARY}",
+        f"-dict={_dictionary(name)}",
         f"-artifact_prefix={findings_dir}/",
         *extra,
         str(work),

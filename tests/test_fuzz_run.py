@@ -116,6 +116,28 @@ def test_run_reports_findings(
     assert "-max_len=2048" in commands[0]
 
 
+def test_a_target_dictionary_is_added_to_the_shared_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # libFuzzer reads one -dict: fastlane's own entries go after utf8.dict's.
+    monkeypatch.setattr(run, "atheris_installed", lambda: True)
+    monkeypatch.setattr(run, "ARTIFACTS", tmp_path)
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    commands: list[list[str]] = []
+
+    def fake(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        commands.append(command)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(subprocess, "run", fake)
+    assert run.main(["run", "-t", "1", "fastlane", "repair"]) == 0
+    merged = tmp_path / "fastlane.dict"
+    assert f"-dict={merged}" in commands[0]
+    assert f"-dict={run.DICTIONARY}" in commands[1]
+    text = merged.read_text("utf-8")
+    assert text.index('row1_lo="\\xC2\\x80"') < text.index('pct_dot_lo="%2e"')
+
+
 def test_run_reports_a_libfuzzer_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "head_from",
     "header_items",
     "latin1",
+    "py_environ_parts",
     "wsgi_bytes",
 ]
 
@@ -52,6 +53,16 @@ def environ_parts(environ: WSGIEnvironment) -> Parts:
     parts = _compiled_parts(environ)
     if parts is not None:
         return parts
+    return py_environ_parts(environ)
+
+
+def py_environ_parts(environ: WSGIEnvironment) -> Parts:
+    """:func:`environ_parts` in Python: the translation for every environ.
+
+    The reference the C accelerator's twin (``_speedups.environ_parts``) is held to
+    (``tests/test_speedups_environ.py``, ``fuzz/fuzz_fastlane.py``); environ_parts
+    takes it for whatever environ the C function leaves to Python.
+    """
     target = latin1(environ, "RAW_URI") or latin1(environ, "REQUEST_URI")
     app_path = latin1(environ, "SCRIPT_NAME") + latin1(environ, "PATH_INFO")
     query = latin1(environ, "QUERY_STRING")
@@ -115,8 +126,8 @@ def header_items(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
 
 if IMPLEMENTATION == "c":
     # environ_parts' answer in one C call for the common environ (ASCII
-    # keys, Latin-1 values); None leaves any other to the Python translation in
-    # environ_parts (tests/test_speedups_environ.py holds the two together).
+    # keys, Latin-1 values); None leaves any other to py_environ_parts
+    # (tests/test_speedups_environ.py holds the two together).
     from .._speedups import environ_parts as _compiled_parts
 else:
 
