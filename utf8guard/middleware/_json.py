@@ -25,6 +25,8 @@ _WINDOW_BYTES: Final = 64 * 1024
 _UTF8_ENCODINGS: Final = ("utf-8", "utf-8-sig")
 #: Bytes json.detect_encoding looks at.
 _DETECT_BYTES: Final = 4
+#: RFC 8259 §2: what an object and an array begin with.
+_JSON_OPENS: Final = (b"{", b"[")
 
 
 def is_plain_json(body: bytes, policy: Policy) -> bool:
@@ -35,9 +37,19 @@ def is_plain_json(body: bytes, policy: Policy) -> bool:
     """
     return (
         b"\\" not in body
-        and json.detect_encoding(body[:_DETECT_BYTES]) in _UTF8_ENCODINGS
+        and (
+            _opens_utf8(body)
+            or json.detect_encoding(body[:_DETECT_BYTES]) in _UTF8_ENCODINGS
+        )
         and is_valid(body, policy)
     )
+
+
+def _opens_utf8(body: bytes) -> bool:
+    """True when ``json.detect_encoding`` must say UTF-8 (a shortcut: False decides
+    nothing): an object or array opens it and no NUL follows (no byte order mark
+    starts with "{" or "[", and a UTF-16/32 guess needs NUL in the first two)."""
+    return body[:1] in _JSON_OPENS and body[1:2] != b"\x00"
 
 
 class JsonInspector:
