@@ -137,15 +137,33 @@ def test_table_asgi_lane_agrees(
     assert fast == run_asgi(dict(scope), [body], config)
 
 
-@pytest.mark.parametrize("trickle", [False, True], ids=["whole", "trickle"])
+#: How a server hands over the body: whole, a few bytes per read, or terminated
+#: (Gunicorn: wsgi.input_terminated on every request), or over HTTP/2.
+SERVERS = {
+    "whole": {},
+    "trickle": {"trickle": True},
+    "terminated": {"wsgi.input_terminated": True},
+    "http2": {"SERVER_PROTOCOL": "HTTP/2", "wsgi.input_terminated": True},
+}
+
+
+@pytest.mark.parametrize("server", SERVERS.values(), ids=SERVERS.keys())
 @pytest.mark.parametrize("config", CONFIGS.values(), ids=CONFIGS.keys())
 @pytest.mark.parametrize("row", ROWS, ids=[row[0] for row in ROWS])
 def test_table_wsgi_lane_agrees(
-    row: Row, config: dict[str, object], trickle: bool, monkeypatch: pytest.MonkeyPatch
+    row: Row,
+    config: dict[str, object],
+    server: dict[str, object],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fast = run_wsgi(_environ(row, chunked_reads=trickle), config)
+    def environ() -> WSGIEnvironment:
+        made = _environ(row, chunked_reads=bool(server.get("trickle")))
+        made.update({k: v for k, v in server.items() if k != "trickle"})
+        return made
+
+    fast = run_wsgi(environ(), config)
     _lane_off(monkeypatch)
-    assert fast == run_wsgi(_environ(row, chunked_reads=trickle), config)
+    assert fast == run_wsgi(environ(), config)
 
 
 _BODIES = [
@@ -273,6 +291,34 @@ def _wsgi_app(seen: list[bytes]) -> object:
         return [b"ok"]
 
     return app
+
+
+@pytest.mark.parametrize(
+    ("extra", "lane"),
+    [
+        ({}, True),
+        ({"wsgi.input_terminated": True}, True),
+        ({"SERVER_PROTOCOL": "HTTP/1.0"}, True),
+        ({"SERVER_PROTOCOL": "HTTP/2", "wsgi.input_terminated": True}, False),
+        ({"SERVER_PROTOCOL": None}, True),
+    ],
+    ids=["http1.1", "terminated", "http1.0", "http2", "no-protocol"],
+)
+def test_wsgi_get_takes_the_lane_on_http1_framing(
+    extra: dict[str, object], lane: bool
+) -> None:
+    """RFC 9112 §6.3 item 7: no Content-Length and no Transfer-Encoding on HTTP/1 is
+    no body, also when the server marks its input terminated (Gunicorn does, on every
+    request); HTTP/2 frames bodies without them: the full check reads the stream."""
+    seen: list[bytes] = []
+    environ = make_environ("/a", b"", "", RAW_URI="/a", **extra)
+    environ["wsgi.input"] = io.BytesIO(b"x=1")
+    guard = Utf8GuardWSGIMiddleware(_wsgi_app(seen))  # type: ignore[arg-type]
+    assert b"".join(guard(environ, lambda *_: None)) == b"ok"  # type: ignore[arg-type]
+    # The lane hands over an empty stream; the full check reads what the server has
+    # (to its end only with wsgi.input_terminated).
+    terminated = bool(extra.get("wsgi.input_terminated"))
+    assert seen == [b"" if lane or not terminated else b"x=1"]
 
 
 def test_wsgi_no_body_gets_an_empty_stream() -> None:

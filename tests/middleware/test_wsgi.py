@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 Response = tuple[str, dict[str, str], bytes]
+#: What a server's environ holds for a chunked upload (RFC 9112 §7.1).
+CHUNKED = {"HTTP_TRANSFER_ENCODING": "chunked"}
 
 
 def make_environ(
@@ -275,10 +277,27 @@ class Broken(io.RawIOBase):
     ("extra", "expected"),
     [
         pytest.param({"CONTENT_LENGTH": None}, b"", id="no-length-not-terminated"),
+        # A chunked upload: Transfer-Encoding, no CONTENT_LENGTH, input terminated.
         pytest.param(
-            {"CONTENT_LENGTH": None, "wsgi.input_terminated": True},
+            {"CONTENT_LENGTH": None, "wsgi.input_terminated": True, **CHUNKED},
             "h\u00e9 \u20ac".encode(),
             id="terminated",
+        ),
+        # RFC 9112 §6.3 item 7: neither Content-Length nor Transfer-Encoding on
+        # HTTP/1 is no body, though the server (Gunicorn) marks its input terminated.
+        pytest.param(
+            {"CONTENT_LENGTH": None, "wsgi.input_terminated": True},
+            b"",
+            id="terminated-http1-no-framing",
+        ),
+        pytest.param(
+            {
+                "CONTENT_LENGTH": None,
+                "wsgi.input_terminated": True,
+                "SERVER_PROTOCOL": "HTTP/2",
+            },
+            "h\u00e9 \u20ac".encode(),
+            id="terminated-http2",
         ),
         pytest.param({"CONTENT_LENGTH": "100"}, "h\u00e9 \u20ac".encode(), id="short"),
         pytest.param({"CONTENT_LENGTH": "3"}, "h\u00e9".encode(), id="longer"),
@@ -318,6 +337,7 @@ def test_streamed_json_escape_waits_for_the_end() -> None:
     body = b'{"a": "\\ud83d\\ude00"}'
     environ = make_environ("/", body, "application/json", CONTENT_LENGTH=None)
     environ |= {"wsgi.input": Trickle(body, 5), "wsgi.input_terminated": True}
+    environ |= CHUNKED
     app = Utf8GuardWSGIMiddleware(echo, stream_body=True)
     assert seen_by(call(app, environ))["body"].encode("latin-1") == body
 
@@ -325,6 +345,7 @@ def test_streamed_json_escape_waits_for_the_end() -> None:
 def test_streamed_truncated_end_is_refused() -> None:
     environ = make_environ("/", b"ab\xe2\x82", "text/plain", CONTENT_LENGTH=None)
     environ |= {"wsgi.input": Trickle(b"ab\xe2\x82", 1), "wsgi.input_terminated": True}
+    environ |= CHUNKED
     app = Utf8GuardWSGIMiddleware(echo, stream_body=True)
     assert violations(call(app, environ))[0]["kind"] == "truncated"
 

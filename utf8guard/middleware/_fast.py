@@ -27,15 +27,15 @@ NO_BODY: Final = -1
 
 
 def body_plan(
-    found: CleanHead | None, config: GuardConfig, *, framed: bool
+    found: CleanHead | None, config: GuardConfig, *, bodiless: bool
 ) -> tuple[int, bytes | None] | None:
     """How a request whose head scanned as ``found`` takes the fast lane.
 
     None: the full check. Else ``(length, content_type)``: a length of
     :data:`NO_BODY` when the request has no body and no Content-Type to weigh
-    (RFC 9112 §6.3 item 7: an HTTP/1 request with neither Content-Length nor
-    Transfer-Encoding; ``framed`` says the framing is HTTP/1's), so the app may run
-    at once; else the body's declared length, within both size limits, to be read
+    (``bodiless``: the adapter's reading of the framing says a request without
+    Content-Length has no body, RFC 9112 §6.3 item 7), so the app may run at once;
+    else the body's declared length, within both size limits, to be read
     whole and checked by :func:`is_clean_body` with the Content-Type. Report mode
     and ``stream_body`` hand the body to the app as it arrives: the full check.
     """
@@ -43,7 +43,7 @@ def body_plan(
         return None
     _, length_field, content_type = found
     if length_field is None:
-        return (NO_BODY, None) if framed and content_type is None else None
+        return (NO_BODY, None) if bodiless and content_type is None else None
     length = content_length(length_field)
     if (
         length is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from itertools import chain
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Final
 
 from ._engine import content_length
 from ._flow import StreamGate
@@ -33,6 +33,10 @@ __all__ = [
 ]
 
 
+#: The protocols whose framing says when a request has no body (RFC 9112 §6.3).
+_HTTP1: Final = ("HTTP/1.0", "HTTP/1.1")
+
+
 class BodyRefused(ValueError):
     """A checked ``wsgi.input`` read after the guard refused the body.
 
@@ -52,9 +56,15 @@ def _declared_length(environ: WSGIEnvironment) -> int | None:
 
 
 def has_body(environ: WSGIEnvironment) -> bool:
-    """PEP 3333: a body has a ``CONTENT_LENGTH`` or a terminated input."""
-    terminated = bool(environ.get("wsgi.input_terminated"))
-    return terminated or _declared_length(environ) is not None
+    """PEP 3333: a body has a ``CONTENT_LENGTH`` or a terminated input; RFC 9112
+    §6.3 item 7: not an HTTP/1 request with neither Content-Length nor
+    Transfer-Encoding (Gunicorn marks every input terminated, bodies or not)."""
+    if _declared_length(environ) is not None:
+        return True
+    if not environ.get("wsgi.input_terminated"):
+        return False
+    http1 = environ.get("SERVER_PROTOCOL") in _HTTP1
+    return not http1 or "HTTP_TRANSFER_ENCODING" in environ
 
 
 def input_chunks(environ: WSGIEnvironment) -> Iterator[tuple[bytes, bool]]:

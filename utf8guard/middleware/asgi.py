@@ -127,8 +127,10 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
             scope.get("headers"),
             config,
         )
-        framed = scope.get("http_version") in _HTTP1
-        return body_plan(found, config, framed=framed)
+        # RFC 9112 §6.3 item 7: an HTTP/1 request with neither Content-Length nor
+        # Transfer-Encoding (a clean head has none) has no body.
+        bodiless = scope.get("http_version") in _HTTP1
+        return body_plan(found, config, bodiless=bodiless)
 
 
 def _is_whole(message: Message, length: int) -> bool:

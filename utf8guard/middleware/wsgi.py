@@ -124,9 +124,7 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         ):
             return None
         found = clean_head(raw_path, app_path, query, headers, config)
-        # PEP 3333: without CONTENT_LENGTH, a body only when the input is terminated.
-        framed = not environ.get("wsgi.input_terminated")
-        return body_plan(found, config, framed=framed)
+        return body_plan(found, config, bodiless=not has_body(environ))
 
     def _respond(
         self, flow: BodyFlow, environ: WSGIEnvironment, start_response: StartResponse
