@@ -207,7 +207,12 @@ class MultipartInspector:
             kind = RequestKind.MULTIPART_BARE_LINE_BREAK
             if not bare:
                 kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
-            return self._fail(findings, kind, found - 1 if bare else found)
+            at = found - 1 if bare else found
+            # The bytes before are content to every parser: checked first, so the
+            # findings are the same however the body arrives in chunks.
+            if self._part is not None:
+                findings += self._part.feed(self._consume(at - self._pos))
+            return self._fail(findings, kind, at)
         data = self._consume(found - 2 - self._pos)
         if self._part is not None:
             findings += self._part.feed(data) + self._part.finish()
