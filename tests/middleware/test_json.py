@@ -13,6 +13,8 @@ from utf8guard.middleware._finding import Finding
 from utf8guard.middleware._json import JsonInspector, _plain_run
 from utf8guard.middleware._text import MAX_BODY_FINDINGS
 
+from ._inspection import run, splits
+
 Row = tuple[str, int]
 POLICIES = [
     STRICT,
@@ -219,3 +221,17 @@ def test_shortcut_to_utf8_agrees_with_detect_encoding(opener: bytes) -> None:
     assert _opens_utf8(opener + b'"a": 1}')
     assert not _opens_utf8(opener + b"\x00")
     assert not _opens_utf8(b' {"a": 1}')
+
+
+def test_findings_come_in_body_order_at_every_split() -> None:
+    """The byte check and the escape scan each find in order; within a chunk their
+    findings are merged by offset, so every split gives the one-shot list (fuzz_wsgi
+    found a whole body naming the overlong first, a trickled one the escape)."""
+    body = b'{"e": "\\ud83d\\ude0x", "o": "\xe0\x80\xaf"}'
+    expected = [
+        ("json_surrogate_escape", 7),
+        ("malformed_json_escape", 13),
+        ("overlong", 28),
+    ]
+    for chunks in splits(body):
+        assert run(JsonInspector(STRICT), chunks) == expected, chunks

@@ -105,6 +105,10 @@ class JsonInspector:
         return self._kept(found + self._escapes(b"", final=True))
 
     def _kept(self, findings: list[Finding]) -> list[Finding]:
+        # In body order: the byte check and the escape scan each find theirs in
+        # order, and a chunk's are merged, so the findings (and the first one, which
+        # the refusal names) are the same however the body arrives in chunks.
+        findings.sort(key=_offset)
         kept = findings[: max(MAX_BODY_FINDINGS - self._found, 0)]
         self._found += len(kept)
         return kept
@@ -200,6 +204,10 @@ class JsonInspector:
             found = find_violation(chr(code).encode(), self._policy)
             self._verdicts[code] = None if found is None else found.kind
         return self._verdicts[code]
+
+
+def _offset(finding: Finding) -> int:
+    return finding.offset
 
 
 def _low_surrogate(buf: bytes, pos: int) -> int | None:
