@@ -235,3 +235,30 @@ def test_findings_come_in_body_order_at_every_split() -> None:
     ]
     for chunks in splits(body):
         assert run(JsonInspector(STRICT), chunks) == expected, chunks
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # An escape cut off by a byte that can never be hex: malformed at once.
+        (b'{"a": "\\ud8\xfe"}', [("malformed_json_escape", 7), ("invalid_byte", 11)]),
+        # A high surrogate whose next byte can never start "\\udc..": lone at once.
+        (b'{"a": "\\ud83d\xff"}', [("json_surrogate_escape", 7), ("invalid_byte", 13)]),
+        (
+            b'{"a": "\\ud83d\\u00\xff"}',
+            [
+                ("json_surrogate_escape", 7),
+                ("malformed_json_escape", 13),
+                ("invalid_byte", 17),
+            ],
+        ),
+    ],
+    ids=["cut-escape", "lone-high", "high-then-other-escape"],
+)
+def test_escape_decided_before_a_later_byte_at_every_split(
+    body: bytes, expected: list[tuple[str, int]]
+) -> None:
+    """An escape waits for more bytes only while they can still complete it, so a
+    refused byte after it never comes first (fuzz_wsgi, third input)."""
+    for chunks in splits(body):
+        assert run(JsonInspector(STRICT), chunks) == expected, chunks

@@ -145,11 +145,14 @@ def test_whitespace_is_counted_not_held() -> None:
     for _ in range(100):
         assert inspector.feed(b" " * 1000) == []
     assert inspector.checked == 100_000
-    assert inspector.feed(b'["\\ud800"]') == []
+    assert inspector.feed(b'["\\ud800') == []
     assert inspector.checked == 100_002  # the escape waits: it may start a pair
-    assert inspector.finish() == [
+    assert inspector.feed(b"\\") == []  # still may ("\\udc00" would pair)
+    assert inspector.feed(b'"]') == [
+        # '"' cannot continue a pair: decided now, not at the end of the body
         Finding(Location.BODY, None, RequestKind.JSON_SURROGATE_ESCAPE, 100_002)
     ]
+    assert inspector.finish() == []
 
 
 def test_refused_utf16_body_stops_looking() -> None:

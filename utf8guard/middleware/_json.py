@@ -18,6 +18,11 @@ __all__ = ["JsonInspector", "is_plain_json"]
 #: Longest JSON escape the scanner waits for: a surrogate pair, "\\uD83D\\uDE00".
 _PAIR_BYTES: Final = 12
 _HEX4: Final = re.compile(rb"[0-9A-Fa-f]{4}")
+_HEX: Final = b"0123456789ABCDEFabcdef"
+#: What may follow "\u": four hex digits.
+_HEX_SLOTS: Final = (_HEX,) * 4
+#: What may follow a high surrogate's escape to make a pair: "\u" DC00-DFFF.
+_LOW: Final = (b"\\", b"u", b"dD", b"cdefCDEF", _HEX, _HEX)
 #: Bytes one match of the plain-run pattern may cover: bounds the regex engine's
 #: backtracking stack, whatever the chunk size.
 _WINDOW_BYTES: Final = 64 * 1024
@@ -173,15 +178,22 @@ class JsonInspector:
     def _escape_end(buf: bytes, start: int, final: bool) -> int | None:
         """Where the escape at ``start`` ends, or None to wait for more bytes."""
         available = len(buf) - start
-        if available < 2 or (buf[start + 1] == 0x75 and available < 6):
+        if available < 2:
             return len(buf) if final else None
+        if buf[start + 1] == 0x75 and available < 6:
+            # Wait only while the bytes so far can still be "\uXXXX": an escape
+            # decided as soon as it can be keeps the findings in body order
+            # however the body is split (a byte after it may be refused at once).
+            if final:
+                return len(buf)
+            return None if _fits(buf, start + 2, _HEX_SLOTS) else start + 2
         if buf[start + 1] != 0x75 or not _HEX4.fullmatch(buf, start + 2, start + 6):
             return start + 2
         if 0xD800 <= int(buf[start + 2 : start + 6], 16) <= 0xDBFF:
-            if available < _PAIR_BYTES and not final:
-                return None
             if _low_surrogate(buf, start + 6) is not None:
                 return start + _PAIR_BYTES
+            if available < _PAIR_BYTES and not final and _fits(buf, start + 6, _LOW):
+                return None  # may yet be a pair
         return start + 6
 
     def _refusal(self, buf: bytes, start: int, end: int) -> Kind | RequestKind | None:
@@ -208,6 +220,12 @@ class JsonInspector:
 
 def _offset(finding: Finding) -> int:
     return finding.offset
+
+
+def _fits(buf: bytes, pos: int, slots: tuple[bytes, ...]) -> bool:
+    """Whether ``buf[pos:]`` (shorter than ``slots``) can still grow into one byte
+    of each slot, in order."""
+    return all(byte in slot for byte, slot in zip(buf[pos:], slots, strict=False))
 
 
 def _low_surrogate(buf: bytes, pos: int) -> int | None:
