@@ -173,9 +173,11 @@ class CheckedInput(Pieces):
 
 
 def read_whole(environ: WSGIEnvironment, length: int) -> bytes | None:
-    """The body of declared ``length`` (``CONTENT_LENGTH``) read in one call, or
-    None; then ``environ["wsgi.input"]`` gives the full check the same bytes: what
-    was read, then the rest (never past ``length``), or the read's error again."""
+    """The body of declared ``length`` (``CONTENT_LENGTH``, at most
+    :data:`REPLAY_BYTES`: one read, as :func:`input_chunks` makes it) read in one
+    call, or None; then ``environ["wsgi.input"]`` gives the full check the same
+    bytes: what was read, then the rest (never past ``length``), or the read's
+    error again."""
     stream: IO[bytes] = environ["wsgi.input"]
     try:
         data = stream.read(length)
@@ -185,7 +187,9 @@ def read_whole(environ: WSGIEnvironment, length: int) -> bytes | None:
     if len(data) == length:
         return data
     rest = (piece for piece, _ in _pieces_of(stream, length - len(data)))
-    environ["wsgi.input"] = reader(Pieces(chain([data], rest)))
+    # Unbuffered: each read gives one piece as the server gave it, so the full check
+    # meets the body in the same chunks as without this first read.
+    environ["wsgi.input"] = Pieces(chain([data], rest))
     return None
 
 

@@ -23,6 +23,7 @@ from ._guard import Guard
 from ._problem import Problem
 from ._report import summarize
 from ._request import RequestHead
+from ._spool import REPLAY_BYTES
 from ._wsgi_environ import (
     Parts,
     environ_head,
@@ -124,7 +125,9 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         ):
             return None
         found = clean_head(raw_path, app_path, query, headers, config)
-        return body_plan(found, config, bodiless=not has_body(environ))
+        plan = body_plan(found, config, bodiless=not has_body(environ))
+        # A body read in one call, as the full check's first read would take it.
+        return None if plan is not None and plan[0] > REPLAY_BYTES else plan
 
     def _respond(
         self, flow: BodyFlow, environ: WSGIEnvironment, start_response: StartResponse
