@@ -62,8 +62,11 @@ def oracle(data: bytes, policy: Policy = STRICT) -> list[Row]:
             continue
         digits = data[i + 2 : i + 6]
         if len(digits) < 4 or any(d not in hexdigits for d in digits):
+            # "\u" then a non-hex byte: malformed, and the text goes on after
+            # "\u"; only hex digits cut off by the end belong to the escape.
             rows.append(("malformed_json_escape", i))
-            i += 2 if len(digits) == 4 else len(data)
+            cut_off = all(d in hexdigits for d in digits)
+            i = len(data) if cut_off else i + 2
             continue
         code = int(digits, 16)
         low_digits = data[i + 8 : i + 12]

@@ -184,9 +184,11 @@ class JsonInspector:
             # Wait only while the bytes so far can still be "\uXXXX": an escape
             # decided as soon as it can be keeps the findings in body order
             # however the body is split (a byte after it may be refused at once).
-            if final:
-                return len(buf)
-            return None if _fits(buf, start + 2, _HEX_SLOTS) else start + 2
+            # A non-hex byte ends it after "\u", as with 6 bytes at hand; hex
+            # digits cut off by the end of the body are the escape's.
+            if not _fits(buf, start + 2, _HEX_SLOTS):
+                return start + 2
+            return len(buf) if final else None
         if buf[start + 1] != 0x75 or not _HEX4.fullmatch(buf, start + 2, start + 6):
             return start + 2
         if 0xD800 <= int(buf[start + 2 : start + 6], 16) <= 0xDBFF:
