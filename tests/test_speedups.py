@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import doctest
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -40,6 +39,8 @@ from utf8guard import (
     repair,
 )
 from utf8guard._policy import refused_ranges
+
+from .pure import run_pure
 
 try:
     from utf8guard import _speedups as _built
@@ -255,15 +256,7 @@ def test_extension_refuses_to_load_when_its_sets_differ(
         "from utf8guard import _accel\n"
         "_accel.load()\n"
     )
-    env = {**os.environ, _accel.PURE_PYTHON_ENV: "1", "PYTHONPATH": str(ROOT)}
-    result = subprocess.run(  # noqa: S603 - our own interpreter, fixed arguments
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    result = run_pure(code)
     assert result.returncode != 0
     assert f"ValueError: {message}" in result.stderr, result.stderr
 

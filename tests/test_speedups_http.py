@@ -8,9 +8,7 @@ included. The explicit rows also state each rule's expected answer from the spec
 
 from __future__ import annotations
 
-import os
 import string
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +24,8 @@ from utf8guard.middleware import GuardConfig, _clean, _percent
 from utf8guard.middleware._abnf import NOT_PCT_ENCODED
 from utf8guard.middleware._clean import py_scan_head
 from utf8guard.middleware._percent import py_strict_unquote
+
+from .pure import run_pure
 
 speedups = pytest.importorskip("utf8guard._speedups")
 
@@ -490,13 +490,5 @@ def test_pure_python_keeps_the_python_twins() -> None:
         "assert _clean.scan_head is _clean.py_scan_head\n"
         "assert _percent.strict_unquote is _percent.py_strict_unquote\n"
     )
-    env = {**os.environ, _accel.PURE_PYTHON_ENV: "1", "PYTHONPATH": str(ROOT)}
-    result = subprocess.run(  # noqa: S603 - our own interpreter, fixed arguments
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    result = run_pure(code)
     assert result.returncode == 0, result.stderr
