@@ -249,6 +249,10 @@ HEAD_ATTACKS: Final = (
 )  # fmt: skip
 
 BODY_ATTACKS: Final = (
+    # RFC 9112 §6.3 item 7: neither Content-Length nor Transfer-Encoding is no body
+    # (the WSGI adapter reads none though Gunicorn marks its input terminated); the
+    # bytes after the head must never reach the app as one, checked or not.
+    either("no-framing-trailing-bytes", http(b"POST", b"/ctl/text", TEXT, b"\xc0\xafsmuggled", length=False), "smuggled"),
     # F2: RFC 8259 §8.1 says JSON is UTF-8; json.loads also reads UTF-16/32.
     refuse("F2-json-utf16le-surrogate", post(b"/model", JSON, _SURROGATE_JSON.decode().encode("utf-16-le"))),
     refuse("F2-json-utf16be-surrogate", post(b"/model", JSON, _SURROGATE_JSON.decode().encode("utf-16-be"))),
