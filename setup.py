@@ -61,6 +61,7 @@ setup(
                 "utf8guard/_speedups.c",
                 "utf8guard/_speedups_http.c",
                 "utf8guard/_speedups_environ.c",
+                "utf8guard/_speedups_lane.c",
             ],
             depends=["utf8guard/_speedups_kernel.h", "utf8guard/_speedups_shared.h"],
         )

@@ -599,6 +599,7 @@ static PyMethodDef methods[] = {
     {"set_isa", set_isa, METH_O, set_isa_doc},
     SPEEDUPS_HTTP_METHODS
     SPEEDUPS_ENVIRON_METHODS
+    SPEEDUPS_LANE_METHODS
     {NULL, NULL, 0, NULL},
 };
 

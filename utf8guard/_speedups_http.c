@@ -152,7 +152,7 @@ static int mask_of(PyObject *policy, unsigned *mask) {
 }
 
 /* is_valid(p[0:n], policy): 1, 0, or -1 when the policy cannot be read. */
-static int is_valid(const uint8_t *p, size_t n, PyObject *policy) {
+int speedups_policy_is_valid(const uint8_t *p, size_t n, PyObject *policy) {
     unsigned mask;
     if (mask_of(policy, &mask) < 0)
         return -1;
@@ -217,9 +217,11 @@ static int app_path_matches(PyObject *app_path, PyObject *raw, int escaped,
     return truth < 0 ? -1 : !truth;
 }
 
-/* raw is exact bytes; sets *non_ascii to whether the decoded path holds non-ASCII. */
+/* raw is exact bytes; sets *non_ascii to whether the decoded path holds non-ASCII.
+ * With `lookalike`, a decoded path holding a look-alike separator is not clean
+ * (py clean_head's LOOKALIKE search, for the lane of _speedups_lane.c). */
 static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
-                      int *non_ascii) {
+                      int lookalike, int *non_ascii) {
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(raw);
     size_t n = (size_t)PyBytes_GET_SIZE(raw);
     if (path_is_suspect(p, n))
@@ -246,9 +248,13 @@ static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
     if (rc == 1)
         rc = app_path_matches(app_path, raw, escaped, decoded, len);
     if (rc == 1)
-        rc = is_valid(decoded, len, policy);
+        rc = speedups_policy_is_valid(decoded, len, policy);
     if (rc == 1)
         *non_ascii = !is_ascii(decoded, len);
+    if (rc == 1 && lookalike && *non_ascii) {
+        int found = speedups_has_lookalike(decoded, len);
+        rc = found < 0 ? -1 : !found;
+    }
     buffer_free(&buf);
     return rc;
 }
@@ -261,14 +267,14 @@ static int clean_query(PyObject *query, PyObject *policy) {
     if (!is_ascii(p, n))
         return 0;
     if (memchr(p, '%', n) == NULL)
-        return is_valid(p, n, policy);
+        return speedups_policy_is_valid(p, n, policy);
     buffer_t buf;
     uint8_t *out = buffer_get(&buf, n);
     if (out == NULL)
         return -1;
     Py_ssize_t got = unquote(p, n, out, 1);
     size_t len = got < 0 ? 0 : (size_t)got;
-    int rc = got < 0 || memchr(out, '%', len) != NULL ? 0 : is_valid(out, len, policy);
+    int rc = got < 0 || memchr(out, '%', len) != NULL ? 0 : speedups_policy_is_valid(out, len, policy);
     buffer_free(&buf);
     return rc;
 }
@@ -398,7 +404,7 @@ static int values_are_clean(PyObject *pairs, PyObject *policy) {
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *value = PAIR_VALUE(pairs, i);
-        int rc = is_valid(BYTES_OF(value), (size_t)PyBytes_GET_SIZE(value), policy);
+        int rc = speedups_policy_is_valid(BYTES_OF(value), (size_t)PyBytes_GET_SIZE(value), policy);
         if (rc != 1)
             return rc;
     }
@@ -579,22 +585,29 @@ PyObject *speedups_scan_head(PyObject *module, PyObject *const *args,
         PyErr_Format(PyExc_TypeError, "scan_head expected 7 arguments, got %zd", nargs);
         return NULL;
     }
-    PyObject *raw_path = args[0], *app_path = args[1], *query = args[2];
-    if (!PyBytes_CheckExact(raw_path) || !PyBytes_CheckExact(query))
-        Py_RETURN_NONE;
-    int non_ascii = 0;
-    int rc = clean_path(raw_path, app_path, args[4], &non_ascii);
+    head_scan_t found = {0, NULL, NULL, NULL};
+    int rc = speedups_scan_parts(args, args + 4, 0, &found);
+    PyObject *result = NULL;
     if (rc == 1)
-        rc = clean_query(query, args[5]);
-    PyObject *owned = NULL, *length = NULL, *type = NULL, *result = NULL;
-    if (rc == 1)
-        rc = clean_headers(args[3], args[6], &length, &type, &owned);
-    if (rc == 1)
-        result = PyTuple_Pack(3, non_ascii ? Py_True : Py_False,
-                              length != NULL ? length : Py_None,
-                              type != NULL ? type : Py_None);
+        result = PyTuple_Pack(3, found.non_ascii ? Py_True : Py_False,
+                              found.length != NULL ? found.length : Py_None,
+                              found.type != NULL ? found.type : Py_None);
     else if (rc == 0)
         result = Py_NewRef(Py_None);
-    Py_XDECREF(owned);
+    Py_XDECREF(found.owned);
     return result;
+}
+
+int speedups_scan_parts(PyObject *const parts[4], PyObject *const policies[3],
+                        int lookalike, head_scan_t *found) {
+    PyObject *raw_path = parts[0], *app_path = parts[1], *query = parts[2];
+    if (!PyBytes_CheckExact(raw_path) || !PyBytes_CheckExact(query))
+        return 0;
+    int rc = clean_path(raw_path, app_path, policies[0], lookalike, &found->non_ascii);
+    if (rc == 1)
+        rc = clean_query(query, policies[1]);
+    if (rc == 1)
+        rc = clean_headers(parts[3], policies[2], &found->length, &found->type,
+                           &found->owned);
+    return rc;
 }

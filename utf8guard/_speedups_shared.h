@@ -1,6 +1,7 @@
 /* What the files of utf8guard._speedups share: _speedups.c (the UTF-8 scan),
- * _speedups_http.c (the request-head proof built on it) and _speedups_environ.c (a
- * WSGI environ's headers as bytes). One extension module. */
+ * _speedups_http.c (the request-head proof built on it), _speedups_environ.c (a
+ * WSGI environ's headers as bytes) and _speedups_lane.c (the ASGI fast lane's
+ * decisions). One extension module. */
 #ifndef UTF8GUARD_SPEEDUPS_SHARED_H
 #define UTF8GUARD_SPEEDUPS_SHARED_H
 
@@ -17,6 +18,10 @@ int speedups_policy_mask(PyObject *policy, unsigned *mask);
  * find nothing), else 0. Holds the GIL. */
 int speedups_is_valid(const uint8_t *p, size_t len, unsigned mask);
 
+/* _speedups_http.c: speedups_is_valid under `policy`, whose mask is cached by
+ * identity (16 policies): 1, 0, or -1 when the policy cannot be read. */
+int speedups_policy_is_valid(const uint8_t *p, size_t n, PyObject *policy);
+
 /* _speedups_http.c */
 extern const char speedups_scan_head_doc[];
 extern const char speedups_strict_unquote_doc[];
@@ -29,6 +34,34 @@ PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw);
     {"scan_head", (PyCFunction)(void (*)(void))speedups_scan_head, METH_FASTCALL,  \
      speedups_scan_head_doc},                                                      \
     {"strict_unquote", speedups_strict_unquote, METH_O, speedups_strict_unquote_doc},
+
+/* _speedups_http.c: py_scan_head over parts = (raw_path, app_path, query, headers)
+ * and policies = (path, query and body, header), and with `lookalike` the look-alike
+ * rule of clean_head: 1 when clean (*found filled: length and type borrowed from the
+ * headers or from found->owned, which the caller releases either way), 0 when not,
+ * -1 with an exception set. */
+typedef struct {
+    int non_ascii;
+    PyObject *length, *type, *owned;
+} head_scan_t;
+int speedups_scan_parts(PyObject *const parts[4], PyObject *const policies[3],
+                        int lookalike, head_scan_t *found);
+
+/* _speedups_lane.c: 1 when the valid UTF-8 p[0:n] holds a code point of
+ * utf8guard._pathrules.LOOKALIKE_SEPARATORS, 0 when not, -1 with an exception set. */
+int speedups_has_lookalike(const uint8_t *p, size_t n);
+extern const char speedups_asgi_plan_doc[];
+extern const char speedups_whole_plain_json_doc[];
+PyObject *speedups_asgi_plan(PyObject *module, PyObject *const *args,
+                             Py_ssize_t nargs);
+PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
+                                    Py_ssize_t nargs);
+
+#define SPEEDUPS_LANE_METHODS                                                     \
+    {"asgi_plan", (PyCFunction)(void (*)(void))speedups_asgi_plan, METH_FASTCALL,  \
+     speedups_asgi_plan_doc},                                                      \
+    {"whole_plain_json", (PyCFunction)(void (*)(void))speedups_whole_plain_json,   \
+     METH_FASTCALL, speedups_whole_plain_json_doc},
 
 /* _speedups_environ.c */
 extern const char speedups_environ_parts_doc[];

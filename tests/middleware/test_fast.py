@@ -1,11 +1,12 @@
 """The fast lane decides exactly as the full check: same status, body and events.
 
 The oracle is the adapters' full check, forced by turning the lane off
-(``body_plan`` answering None). Every row of the attack table, and generated
-requests around the lane's edges (framing, Content-Type, escapes, one body message
-or several, HTTP/1.1 or 2), must get the same answer both ways, and the app must see
-the same bytes. Then the lane's own paths: the app gets the server's scope and
-messages untouched, and a WSGI read error or short read is the full check's.
+(``asgi_plan`` and ``body_plan`` answering None). Every row of the attack table,
+and generated requests around the lane's edges (framing, Content-Type, escapes, one
+body message or several, HTTP/1.1 or 2), must get the same answer both ways, and the
+app must see the same bytes. Then the lane's own paths: the app gets the server's
+scope and messages untouched, and a WSGI read error or short read is the full
+check's.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ Answer = tuple[int, bytes, list[tuple[object, str]]]
 
 
 def _lane_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(asgi_module, "body_plan", lambda *_, **__: None)
+    monkeypatch.setattr(asgi_module, "asgi_plan", lambda *_: None)
     monkeypatch.setattr(wsgi_module, "body_plan", lambda *_, **__: None)
 
 

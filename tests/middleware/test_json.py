@@ -208,10 +208,10 @@ def test_checked_waits_for_the_encoding() -> None:
 
 @pytest.mark.parametrize("opener", [b"{", b"["])
 def test_shortcut_to_utf8_agrees_with_detect_encoding(opener: bytes) -> None:
-    """``_opens_utf8`` may say True only where ``json.detect_encoding`` says UTF-8:
+    """``opens_utf8`` may say True only where ``json.detect_encoding`` says UTF-8:
     every second byte, the lengths detect_encoding treats apart (1 to 4 and more),
     and the third and fourth bytes that decide UTF-16 from UTF-32."""
-    from utf8guard.middleware._json import _opens_utf8
+    from utf8guard.middleware._json import opens_utf8
 
     tails = [b"", b"\x00", b"\x00\x00", b"a", b"a\x00", b"\x00a", b"ab", b"ab cd"]
     for second in range(256):
@@ -219,11 +219,11 @@ def test_shortcut_to_utf8_agrees_with_detect_encoding(opener: bytes) -> None:
             body = opener + bytes([second]) + tail
             for cut in range(1, len(body) + 1):
                 head = body[:cut]
-                if _opens_utf8(head):
+                if opens_utf8(head):
                     assert json.detect_encoding(head[:4]) == "utf-8", head
-    assert _opens_utf8(opener + b'"a": 1}')
-    assert not _opens_utf8(opener + b"\x00")
-    assert not _opens_utf8(b' {"a": 1}')
+    assert opens_utf8(opener + b'"a": 1}')
+    assert not opens_utf8(opener + b"\x00")
+    assert not opens_utf8(b' {"a": 1}')
 
 
 def test_findings_come_in_body_order_at_every_split() -> None:

@@ -26,7 +26,14 @@ from ._config import GuardConfig
 from ._percent import strict_unquote
 from ._request import LOOKALIKE, RequestHead
 
-__all__ = ["CleanHead", "clean_head", "is_clean_head", "py_scan_head", "scan_head"]
+__all__ = [
+    "CleanHead",
+    "clean_head",
+    "is_clean_head",
+    "is_lookalike_free",
+    "py_scan_head",
+    "scan_head",
+]
 
 #: Joins header names for one token check: "\n" is no tchar (RFC 9110 §5.6.2).
 _NAME_JOINER: Final = b"\n"
@@ -78,8 +85,12 @@ def clean_head(
     if found is None or not found[0] or config.allow_lookalike_separators:
         return found
     # raw_path is set: only a head with a raw target is clean.
-    decoded = strict_unquote(raw_path or b"")
-    return found if LOOKALIKE.search(decoded or b"") is None else None
+    return found if is_lookalike_free(raw_path or b"") else None
+
+
+def is_lookalike_free(raw_path: bytes) -> bool:
+    """True when the clean ``raw_path``, decoded, holds no look-alike separator."""
+    return LOOKALIKE.search(strict_unquote(raw_path) or b"") is None
 
 
 def py_scan_head(

@@ -6,24 +6,151 @@ report, no spool and no replay: the app gets the request as the server gave it.
 Every other request, and every one whose body turns out otherwise (a refusal, more
 pieces than one, a short read), takes the full check of :mod:`._engine` and
 :mod:`._flow`, which decides the same way; the lane only saves time. Pure.
+
+The ASGI adapter takes each decision in one call, :func:`asgi_plan` for the scope
+and :func:`whole_plain_json` for a JSON body's message: inside a server a chain of
+small Python steps costs two to three times what it costs in a loop (cold caches),
+so the C accelerator has both as single functions (``_speedups_lane.c``), held to
+the ``py_`` twins here by the tests.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Final
 
+from .._accel import IMPLEMENTATION
+from .._policy import Policy
 from ._body import body_kind, inspector_for
-from ._clean import CleanHead
+from ._clean import CleanHead, is_lookalike_free, py_scan_head
 from ._config import GuardConfig
 from ._engine import content_length
 from ._finding import Finding
-from ._json import is_plain_json
+from ._json import JsonInspector, is_plain_json, opens_utf8
 from ._sniff import SniffingInspector
 
-__all__ = ["NO_BODY", "body_plan", "is_clean_body"]
+__all__ = [
+    "NO_BODY",
+    "Lane",
+    "Plan",
+    "asgi_plan",
+    "body_plan",
+    "is_clean_body",
+    "is_clean_json",
+    "lane_for",
+    "py_asgi_plan",
+    "py_whole_plain_json",
+    "remember_kind",
+    "whole_body",
+    "whole_plain_json",
+]
 
 #: :func:`body_plan`'s answer for a request that carries no body.
 NO_BODY: Final = -1
+#: The HTTP versions whose framing says when a request has no body (RFC 9112 §6.3).
+_HTTP1: Final = ("1.0", "1.1")
+#: The largest body a lane reads whole, whatever the config says (the C twin parses
+#: Content-Length into 64 bits).
+_MAX_LANE_BODY: Final = 2**53
+#: Content-Type values a lane remembers the kind of.
+_KINDS_REMEMBERED: Final = 64
+
+#: What the lane needs from a config, built once by :func:`lane_for`: the path, the
+#: query (and body) and the header policy; whether the look-alike rule applies; the
+#: largest body read whole (-1: none); and the Content-Type values met so far, True
+#: for a JSON type. A plain tuple: the C twin reads it by position.
+Lane = tuple[Policy, Policy, Policy, bool, int, dict[bytes, bool]]
+#: :func:`asgi_plan`'s answer: None (the full check), :data:`NO_BODY`, the length
+#: of a JSON body (a type remembered as JSON), or the length and Content-Type.
+Plan = int | tuple[int, bytes | None] | None
+
+
+def lane_for(config: GuardConfig) -> Lane:
+    """The lane of ``config``. Report mode and ``stream_body`` hand a body to the
+    app as it arrives: then only requests without a body take the lane."""
+    limit = min(config.memory_body_size, config.max_body_size, _MAX_LANE_BODY)
+    if config.mode == "report" or config.stream_body:
+        limit = -1
+    return (
+        config.effective_path_policy,
+        config.policy,
+        config.header_policy,
+        not config.allow_lookalike_separators,
+        limit,
+        {},
+    )
+
+
+def py_asgi_plan(lane: Lane, scope: object, /) -> Plan:
+    """How an ASGI HTTP ``scope`` takes the lane: what :func:`body_plan` says after
+    :func:`._clean.clean_head` (``exclude_paths`` is the caller's).
+
+    An HTTP/1 request with neither Content-Length nor Transfer-Encoding (a clean
+    head has none) has no body (RFC 9112 §6.3 item 7).
+    """
+    if type(scope) is not dict:
+        return None
+    path_policy, policy, header_policy, lookalike, limit, kinds = lane
+    raw_path = scope.get("raw_path")
+    found = py_scan_head(
+        raw_path,
+        None,
+        scope.get("query_string"),  # type: ignore[arg-type]
+        scope.get("headers"),
+        path_policy,
+        policy,
+        header_policy,
+    )
+    if found is None:
+        return None
+    non_ascii, length_field, content_type = found
+    if lookalike and non_ascii and not is_lookalike_free(raw_path):  # type: ignore[arg-type]
+        return None
+    if length_field is None:
+        version = scope.get("http_version")
+        http1 = type(version) is str and version in _HTTP1
+        return NO_BODY if http1 and content_type is None else None
+    length = content_length(length_field)
+    if length is None or length > limit:
+        return None
+    if content_type is not None and kinds.get(content_type) is True:
+        return length
+    return length, content_type
+
+
+def py_whole_plain_json(lane: Lane, message: object, length: int, /) -> bool:
+    """True only when the ASGI ``message`` is the whole body (one ``http.request``
+    of ``length`` bytes, no more to come) and :func:`._json.is_plain_json` passes it
+    under the lane's policy as an object or array; False decides nothing
+    (:func:`is_clean_json` does)."""
+    if type(message) is not dict:
+        return False
+    kind, body = message.get("type"), message.get("body")
+    return (
+        type(kind) is str
+        and kind == "http.request"
+        and message.get("more_body", False) is False
+        and type(body) is bytes
+        and len(body) == length
+        and opens_utf8(body)
+        and is_plain_json(body, lane[1])
+    )
+
+
+#: The active implementations: the C accelerator's when active.
+asgi_plan: Callable[[Lane, object], Plan]
+whole_plain_json: Callable[[Lane, object, int], bool]
+if IMPLEMENTATION == "c":
+    from .._speedups import asgi_plan, whole_plain_json
+else:
+    asgi_plan, whole_plain_json = py_asgi_plan, py_whole_plain_json
+
+
+def remember_kind(lane: Lane, content_type: bytes, config: GuardConfig) -> None:
+    """Note whether ``content_type`` is a JSON type, for :func:`asgi_plan`."""
+    kinds = lane[5]
+    if content_type not in kinds and len(kinds) < _KINDS_REMEMBERED:
+        kinds[content_type] = body_kind(content_type, config) == "json"
 
 
 def body_plan(
@@ -63,12 +190,32 @@ def is_clean_body(body: bytes, content_type: bytes | None, config: GuardConfig) 
     no Content-Encoding): the body gets the same inspector as in the full check,
     fed once; a JSON body with no escape needs only its bytes checked.
     """
-    kind = body_kind(content_type, config)
-    if kind == "json" and is_plain_json(body, config.policy):
-        return True
+    if body_kind(content_type, config) == "json":
+        return is_clean_json(body, config.policy)
     inspector = inspector_for(content_type, config)
     if isinstance(inspector, Finding) or inspector.feed(body):
         return False
     if isinstance(inspector, SniffingInspector) and inspector.passed:
         return True  # a binary type that is not JSON: it passes unread
     return not inspector.finish()
+
+
+def is_clean_json(body: bytes, policy: Policy) -> bool:
+    """:func:`is_clean_body` for a body of a JSON type: what its inspector says."""
+    if is_plain_json(body, policy):
+        return True
+    inspector = JsonInspector(policy)
+    return not inspector.feed(body) and not inspector.finish()
+
+
+def whole_body(message: Mapping[str, object], length: int) -> bytes | None:
+    """The body when ``message`` is all of it, of the declared ``length``."""
+    body = message.get("body", b"")
+    if (
+        message.get("type") == "http.request"
+        and not message.get("more_body", False)
+        and isinstance(body, bytes)
+        and len(body) == length
+    ):
+        return body
+    return None

@@ -13,7 +13,7 @@ from .._violation import Kind
 from ._finding import Finding, Location, RequestKind
 from ._text import MAX_BODY_FINDINGS, Utf8Check
 
-__all__ = ["JsonInspector", "is_plain_json"]
+__all__ = ["JsonInspector", "is_plain_json", "opens_utf8"]
 
 #: Longest JSON escape the scanner waits for: a surrogate pair, "\\uD83D\\uDE00".
 _PAIR_BYTES: Final = 12
@@ -32,6 +32,11 @@ _UTF8_ENCODINGS: Final = ("utf-8", "utf-8-sig")
 _DETECT_BYTES: Final = 4
 #: RFC 8259 §2: what an object and an array begin with.
 _JSON_OPENS: Final = (b"{", b"[")
+#: The escape character (RFC 8259 §7), as the int that ``in`` looks up with one
+#: memchr: with a one-byte ``bytes`` needle, ``bytes.__contains__`` first tries the
+#: needle as an int and builds a TypeError it drops, which cost about 1.5 us per
+#: request inside uvicorn (bench/README.md, "Inside a server").
+_BACKSLASH: Final = ord("\\")
 
 
 def is_plain_json(body: bytes, policy: Policy) -> bool:
@@ -41,16 +46,16 @@ def is_plain_json(body: bytes, policy: Policy) -> bool:
     False says nothing: :class:`JsonInspector` decides such a body.
     """
     return (
-        b"\\" not in body
+        _BACKSLASH not in body
         and (
-            _opens_utf8(body)
+            opens_utf8(body)
             or json.detect_encoding(body[:_DETECT_BYTES]) in _UTF8_ENCODINGS
         )
         and is_valid(body, policy)
     )
 
 
-def _opens_utf8(body: bytes) -> bool:
+def opens_utf8(body: bytes) -> bool:
     """True when ``json.detect_encoding`` must say UTF-8 (a shortcut: False decides
     nothing): an object or array opens it and no NUL follows (no byte order mark
     starts with "{" or "[", and a UTF-16/32 guess needs NUL in the first two)."""

@@ -7,13 +7,24 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Sequence
+from functools import cached_property, partial
 from typing import Final
 
-from ._clean import clean_head
 from ._config import GuardConfig
 from ._engine import check_head
 from ._exclude import is_excluded, may_be_excluded
-from ._fast import NO_BODY, body_plan, is_clean_body
+from ._fast import (
+    NO_BODY,
+    Lane,
+    Plan,
+    asgi_plan,
+    is_clean_body,
+    is_clean_json,
+    lane_for,
+    remember_kind,
+    whole_body,
+    whole_plain_json,
+)
 from ._finding import RequestSummary, ScopeType
 from ._flow import BodyBuffer, BodyFlow, Route, StreamGate
 from ._guard import Guard
@@ -63,18 +74,15 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
-            plan = self._fast_lane(scope)
+            plan = self._plan(scope)
+            if plan == NO_BODY:
+                await self.app(scope, receive, send)
+                return
             if plan is not None:
-                length, content_type = plan
-                if length == NO_BODY:
-                    await self.app(scope, receive, send)
-                    return
                 message = await receive()
-                if _is_whole(message, length) and is_clean_body(
-                    message["body"],  # type: ignore[arg-type]
-                    content_type,
-                    self.config,
-                ):
+                # A JSON type's length: one call for the common body.
+                clean = type(plan) is int and self._plain_json(message, plan)
+                if clean or self._is_clean(message, plan):
                     await self.app(scope, _Prepend(message, receive), send)
                     return
                 # Anything else the full check decides, on the same messages.
@@ -112,40 +120,45 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         flow = BodyFlow(verdict, self.config, scope_type, has_body=has_body)
         await _Exchange(self.app, flow, scope, verdict.head.headers).run(receive, send)
 
-    def _fast_lane(self, scope: Scope) -> tuple[int, bytes | None] | None:
-        """:func:`._fast.body_plan` for an HTTP scope (None: the full check)."""
-        config = self.config
+    @cached_property
+    def _lane(self) -> Lane:
+        return lane_for(self.config)
+
+    @cached_property
+    def _plan(self) -> Callable[[Scope], Plan]:
+        """:func:`._fast.asgi_plan` for an HTTP scope (None: the full check)."""
+        if self.config.exclude_paths:
+            return self._plan_unless_excluded
+        return partial(asgi_plan, self._lane)
+
+    @cached_property
+    def _plain_json(self) -> Callable[[Message, int], bool]:
+        return partial(whole_plain_json, self._lane)
+
+    def _plan_unless_excluded(self, scope: Scope) -> Plan:
         path = scope.get("path")
-        if config.exclude_paths and (
-            not isinstance(path, str) or may_be_excluded(path, config)
-        ):
+        if not isinstance(path, str) or may_be_excluded(path, self.config):
             return None
-        found = clean_head(
-            scope.get("raw_path"),  # type: ignore[arg-type]
-            None,
-            scope.get("query_string"),  # type: ignore[arg-type]
-            scope.get("headers"),
-            config,
-        )
-        # RFC 9112 §6.3 item 7: an HTTP/1 request with neither Content-Length nor
-        # Transfer-Encoding (a clean head has none) has no body.
-        bodiless = scope.get("http_version") in _HTTP1
-        return body_plan(found, config, bodiless=bodiless)
+        return asgi_plan(self._lane, scope)
 
-
-def _is_whole(message: Message, length: int) -> bool:
-    """Whether ``message`` is the whole body, of the declared ``length``."""
-    body = message.get("body", b"")
-    return (
-        message["type"] == "http.request"
-        and not message.get("more_body", False)
-        and isinstance(body, bytes)
-        and len(body) == length
-    )
+    def _is_clean(self, message: Message, plan: int | tuple[int, bytes | None]) -> bool:
+        """Whether ``message`` is the whole body ``plan`` announced, and clean
+        (when :func:`._fast.whole_plain_json` could not tell)."""
+        config = self.config
+        if isinstance(plan, int):
+            body = whole_body(message, plan)
+            return body is not None and is_clean_json(body, config.policy)
+        length, content_type = plan
+        if content_type is not None:
+            remember_kind(self._lane, content_type, config)
+        body = whole_body(message, length)
+        return body is not None and is_clean_body(body, content_type, config)
 
 
 class _Prepend:
     """``receive`` that gives ``message`` first, then the server's messages."""
+
+    __slots__ = ("_message", "_receive")
 
     def __init__(self, message: Message, receive: Receive) -> None:
         self._message: Message | None = message

@@ -1,0 +1,400 @@
+"""The ASGI lane's decisions in C (``_speedups.asgi_plan``, ``whole_plain_json``).
+
+``py_asgi_plan`` and ``py_whole_plain_json`` are the references: the C twins must
+give the same answer for every input. The explicit rows also state each rule from
+its source, so both are held to it: the look-alike separators of
+``_pathrules.LOOKALIKE_SEPARATORS`` (every range's ends and neighbours), the
+Content-Length grammar (RFC 9110 §8.6: OWS around 1*DIGIT), RFC 9112 §6.3 item 7 (an
+HTTP/1 request with neither Content-Length nor Transfer-Encoding has no body), and
+RFC 8259 (a JSON text that ``json.loads`` reads as UTF-8, with no escape). Soundness
+against the full check: ``whole_plain_json`` says True only for bodies the JSON
+inspector passes, and a plan is None whenever ``inspect_head`` finds anything.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from utf8guard import Policy
+from utf8guard._pathrules import LOOKALIKE_SEPARATORS
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._fast import (
+    NO_BODY,
+    Lane,
+    is_clean_json,
+    lane_for,
+    py_asgi_plan,
+    py_whole_plain_json,
+    remember_kind,
+)
+from utf8guard.middleware._request import RequestHead, inspect_head
+
+speedups = pytest.importorskip("utf8guard._speedups")
+
+JSON: Final = b"application/json"
+BODY: Final = '{"name": "Zoë", "note": "日本"}'.encode()
+CONFIGS: Final = [
+    GuardConfig(),
+    GuardConfig(allow_lookalike_separators=True),
+    GuardConfig(mode="report"),
+    GuardConfig(memory_body_size=16),
+    GuardConfig(policy=Policy(allow_noncharacters=True)),
+]
+
+
+def lanes() -> list[Lane]:
+    """A fresh lane of each config, and one that remembers JSON and form types."""
+    made = [lane_for(config) for config in CONFIGS]
+    known = lane_for(GuardConfig())
+    known[5].update({JSON: True, b"application/x-www-form-urlencoded": False})
+    return [*made, known]
+
+
+def scope(
+    raw_path: object = b"/api/caf%C3%A9",
+    query: object = b"q=1",
+    headers: object = None,
+    version: object = "1.1",
+) -> dict[str, object]:
+    if headers is None:
+        headers = [(b"host", b"example.com")]
+    return {
+        "type": "http",
+        "http_version": version,
+        "raw_path": raw_path,
+        "query_string": query,
+        "headers": headers,
+    }
+
+
+def plan(lane: Lane, value: object) -> object:
+    """The one answer of both twins."""
+    compiled = speedups.asgi_plan(lane, value)
+    assert compiled == py_asgi_plan(lane, value)
+    return compiled
+
+
+def test_lane_for_reads_the_config() -> None:
+    default = GuardConfig()
+    assert lane_for(default)[:4] == (
+        default.effective_path_policy,
+        default.policy,
+        default.header_policy,
+        True,
+    )
+    assert lane_for(default)[4] == min(default.memory_body_size, default.max_body_size)
+    assert lane_for(GuardConfig(mode="report"))[4] == -1
+    assert lane_for(GuardConfig(stream_body=True))[4] == -1
+    assert lane_for(GuardConfig(allow_lookalike_separators=True))[3] is False
+    huge = GuardConfig(memory_body_size=2**60, max_body_size=2**61)
+    assert lane_for(huge)[4] == 2**53
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("1.1", NO_BODY),
+        ("1.0", NO_BODY),
+        ("2", None),
+        ("3", None),
+        (None, None),
+        (1.1, None),
+    ],
+)
+def test_no_framing_is_no_body_only_in_http1(version: object, expected: object) -> None:
+    # RFC 9112 §6.3 item 7; HTTP/2 and 3 frame the body themselves.
+    for lane in lanes():
+        assert plan(lane, scope(version=version)) == expected
+
+
+def test_a_content_type_without_length_is_the_full_check() -> None:
+    headers = [(b"host", b"a"), (b"content-type", JSON)]
+    for lane in lanes():
+        assert plan(lane, scope(headers=headers)) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "length"),
+    [
+        (b"12", 12),
+        (b" 12\t", 12),
+        (b"\t 0 ", 0),
+        (b"007", 7),
+        (b"", None),
+        (b"  ", None),
+        (b"+5", None),
+        (b"-1", None),
+        (b"1 2", None),
+        (b"0x10", None),
+        (b"12,12", None),
+        ("١٢".encode(), None),  # Arabic-Indic digits: DIGIT is ASCII (RFC 5234 B.1)
+        (b"9" * 30, None),  # past every limit
+        (b"9007199254740993", None),  # 2**53 + 1
+    ],
+)
+def test_content_length_grammar(value: bytes, length: int | None) -> None:
+    # RFC 9110 §8.6: Content-Length = 1*DIGIT, with OWS around the field value.
+    headers = [(b"host", b"a"), (b"content-length", value), (b"content-type", JSON)]
+    lane = lane_for(GuardConfig(memory_body_size=2**60, max_body_size=2**60))
+    expected = None if length is None else (length, JSON)
+    assert plan(lane, scope(headers=headers)) == expected
+    lane[5][JSON] = True
+    assert plan(lane, scope(headers=headers)) == length
+
+
+@pytest.mark.parametrize("length", [0, 15, 16, 17])
+def test_the_body_limit(length: int) -> None:
+    lane = lane_for(GuardConfig(memory_body_size=16))
+    headers = [(b"content-length", str(length).encode())]
+    assert plan(lane, scope(headers=headers)) == (
+        (length, None) if length <= 16 else None
+    )
+    report = lane_for(GuardConfig(mode="report"))
+    assert plan(report, scope(headers=headers)) is None
+    assert plan(report, scope()) == NO_BODY
+
+
+def _lookalike_cases() -> list[int]:
+    cases = set()
+    for lo, hi in LOOKALIKE_SEPARATORS:
+        cases |= {lo - 1, lo, hi, hi + 1}
+    return sorted(c for c in cases if not 0xD800 <= c <= 0xDFFF and c > 0x7F)
+
+
+def _in_table(code: int) -> bool:
+    return any(lo <= code <= hi for lo, hi in LOOKALIKE_SEPARATORS)
+
+
+@pytest.mark.parametrize("code", _lookalike_cases())
+def test_lookalike_separators(code: int) -> None:
+    encoded = chr(code).encode()
+    raw = b"/a" + "".join(f"%{b:02X}" for b in encoded).encode() + b"b"
+    request = scope(raw_path=raw)
+    on, off = (
+        lane_for(GuardConfig()),
+        lane_for(GuardConfig(allow_lookalike_separators=True)),
+    )
+    head = RequestHead(
+        path="", raw_path=raw, query_string=b"q=1", headers=((b"host", b"example.com"),)
+    )
+    clean = not list(inspect_head(head, GuardConfig()))
+    if _in_table(code):
+        assert plan(on, request) is None
+    else:
+        assert (plan(on, request) == NO_BODY) == clean
+    # Unencoded in the raw path: not clean (RFC 3986 allows ASCII only there).
+    assert plan(on, scope(raw_path=b"/a" + encoded)) is None
+    assert plan(off, request) == plan(on, scope(raw_path=b"/a/b"))
+
+
+def test_odd_scopes_take_the_full_check() -> None:
+    for lane in lanes():
+        assert plan(lane, [("raw_path", b"/")]) is None
+        assert plan(lane, {}) is None
+        assert plan(lane, scope(raw_path=None)) is None
+        assert plan(lane, scope(raw_path="/")) is None
+        assert plan(lane, scope(query=None)) is None
+        assert plan(lane, scope(headers=None) | {"headers": 5}) is None
+        assert plan(lane, scope(headers=[(b"host", b"a", b"b")])) is None
+
+
+def test_a_lane_of_the_wrong_shape_is_refused() -> None:
+    for bad in [(1, 2), [*lane_for(GuardConfig())], (*lane_for(GuardConfig())[:5], [])]:
+        with pytest.raises(TypeError):
+            speedups.asgi_plan(bad, scope())
+        with pytest.raises(TypeError):
+            speedups.whole_plain_json(bad, {}, 0)
+    with pytest.raises(TypeError):
+        speedups.asgi_plan(lane_for(GuardConfig()))
+    with pytest.raises(TypeError):
+        speedups.whole_plain_json(lane_for(GuardConfig()), {})
+    with pytest.raises(TypeError):
+        speedups.whole_plain_json(lane_for(GuardConfig()), {}, "0")
+
+
+def test_remember_kind() -> None:
+    config = GuardConfig()
+    lane = lane_for(config)
+    remember_kind(lane, JSON, config)
+    remember_kind(lane, b"application/problem+json", config)
+    remember_kind(lane, b"application/json; charset=latin-1", config)
+    remember_kind(lane, b"text/plain", config)
+    assert lane[5] == {
+        JSON: True,
+        b"application/problem+json": True,
+        b"application/json; charset=latin-1": False,  # refused: not the JSON inspector
+        b"text/plain": False,
+    }
+    for index in range(100):
+        remember_kind(lane, b"text/x-%d" % index, config)
+    assert len(lane[5]) == 64
+
+
+# --- whole_plain_json -------------------------------------------------------------
+
+
+def whole(lane: Lane, message: object, length: int) -> bool:
+    compiled = speedups.whole_plain_json(lane, message, length)
+    assert compiled is py_whole_plain_json(lane, message, length)
+    return bool(compiled)
+
+
+def message(body: object = BODY, **extra: object) -> dict[str, object]:
+    return {"type": "http.request", "body": body, **extra}
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (message(), True),
+        (message(more_body=False), True),
+        (message(more_body=True), False),
+        (message(more_body=0), False),  # falsy, but not what servers send: no shortcut
+        (message(body=bytearray(BODY)), False),
+        ({"type": "http.request", "body": BODY[:-1]}, False),
+        ({"type": "http.disconnect"}, False),
+        ({"body": BODY}, False),
+        ({"type": b"http.request", "body": BODY}, False),
+        ([("type", "http.request")], False),
+    ],
+)
+def test_whole_message(value: object, expected: bool) -> None:
+    assert whole(lane_for(GuardConfig()), value, len(BODY)) is expected
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b'{"a": 1}', True),
+        (b"[1, 2]", True),
+        (b"{", True),  # no escape and valid UTF-8: the parser refuses the syntax
+        (b" {}", False),  # detect_encoding's job (the full check decides)
+        (b'"text"', False),
+        (b"", False),
+        (b"{\x00", False),  # NUL second: a UTF-16/32 guess (RFC 8259 §8.1)
+        (b"[\x00]", False),
+        (b'{"a": "\\u00e9"}', False),  # an escape: the JSON inspector's
+        (b'{"a": "\xff"}', False),
+        (b'{"a": "\xed\xa0\x80"}', False),  # a UTF-16 surrogate
+        ('{"a": "\ufdd0"}'.encode(), False),  # a noncharacter under STRICT
+    ],
+)
+def test_whole_plain_json_rules(body: bytes, expected: bool) -> None:
+    assert whole(lane_for(GuardConfig()), message(body), len(body)) is expected
+
+
+def test_whole_plain_json_follows_the_lanes_policy() -> None:
+    body = '{"a": "\ufdd0"}'.encode()
+    lenient = lane_for(GuardConfig(policy=Policy(allow_noncharacters=True)))
+    assert whole(lenient, message(body), len(body))
+
+
+JSON_BYTES = st.one_of(
+    st.binary(max_size=40),
+    st.builds(
+        lambda head, text, tail: head + text + tail,
+        st.sampled_from([b"{", b"[", b" {", b"\xef\xbb\xbf{", b"{\x00", b""]),
+        st.text(max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass")),
+        st.sampled_from([b"}", b"]", b"\\", b"\\u0041", b"\\ud800", b"\xff", b""]),
+    ),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    body=JSON_BYTES, more=st.sampled_from([None, False, True]), delta=st.integers(-1, 1)
+)
+def test_whole_plain_json_twins_and_soundness(
+    body: bytes, more: object, delta: int
+) -> None:
+    extra = {} if more is None else {"more_body": more}
+    for config in CONFIGS[:1] + CONFIGS[4:]:
+        lane = lane_for(config)
+        said = whole(lane, message(body, **extra), len(body) + delta)
+        if said:
+            # Sound: the JSON inspector (the full check's) passes the body, and
+            # json.loads reads it as UTF-8.
+            assert is_clean_json(body, config.policy)
+            assert json.detect_encoding(body) in ("utf-8", "utf-8-sig")
+
+
+PATHS = st.one_of(
+    st.sampled_from(
+        [
+            b"/",
+            b"/a/b",
+            b"/caf%C3%A9",
+            b"/a%E2%88%95b",
+            b"/%EF%BC%8F",
+            b"/a%2Fb",
+            b"/..",
+            b"/%ZZ",
+        ]
+    ),
+    st.binary(max_size=12).map(
+        lambda b: b"/" + "".join(f"%{x:02X}" for x in b).encode()
+    ),
+    st.text(max_size=6).map(lambda t: b"/" + t.encode("utf-8", "surrogatepass")),
+)
+HEADER_SETS = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                b"host",
+                b"content-length",
+                b"Content-Type",
+                b"cookie",
+                b"transfer-encoding",
+                b"x-a",
+                b"bad name",
+            ]
+        ),
+        st.sampled_from(
+            [
+                b"1",
+                b" 4 ",
+                b"",
+                b"x",
+                JSON,
+                b"text/plain",
+                b"a\\b",
+                b"caf\xc3\xa9",
+                b"\xff",
+                b"99999999999999999999",
+            ]
+        ),
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    raw_path=PATHS,
+    query=st.sampled_from([b"", b"q=1", b"q=%C3%A9", b"q=%FF", b"a%", None]),
+    headers=HEADER_SETS,
+    version=st.sampled_from(["1.1", "1.0", "2", None]),
+    lane_index=st.integers(0, len(CONFIGS)),
+)
+def test_asgi_plan_twins(
+    raw_path: bytes,
+    query: bytes | None,
+    headers: list[tuple[bytes, bytes]],
+    version: str | None,
+    lane_index: int,
+) -> None:
+    lane = lanes()[lane_index]
+    request = scope(raw_path=raw_path, query=query, headers=headers, version=version)
+    found = plan(lane, request)
+    if found is not None and query is not None:
+        # Sound: a plan means the full inspection finds nothing in the head.
+        config = GuardConfig(allow_lookalike_separators=not lane[3])
+        head = RequestHead(
+            path="", raw_path=raw_path, query_string=query, headers=tuple(headers)
+        )
+        assert not list(inspect_head(head, config))

@@ -1,0 +1,312 @@
+/* utf8guard._speedups, ASGI lane part: asgi_plan and whole_plain_json.
+ *
+ * The compiled twins of utf8guard.middleware._fast.py_asgi_plan and
+ * py_whole_plain_json, with the same answer for every input (held together by
+ * tests/middleware/test_speedups_lane.py). Read those first: each step here names the
+ * Python it restates. Why in C at all: inside a server, between two requests, the
+ * interpreter runs some 50 us of other code, and the lane's Python steps (a dozen
+ * calls, a regex search, a dropped TypeError) cost two to three times what they
+ * cost in a tight loop; one call per decision keeps that cold path short
+ * (bench/README.md, "Inside a server").
+ *
+ * The head's rules are _speedups_http.c's (py_scan_head); the look-alike table is
+ * read once from utf8guard._pathrules.LOOKALIKE_SEPARATORS, so it lives in one place.
+ * Python code runs only where the twin runs it too: a Policy's attributes the first
+ * time it is seen, and what _speedups_http.c runs for headers of odd types. Items
+ * read from the scope and message dicts are held by strong references meanwhile.
+ */
+#include "_speedups_shared.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------
+ * The look-alike separators (py clean_head: LOOKALIKE.search of the decoded path).
+ */
+static uint32_t (*lookalike)[2]; /* sorted, disjoint [lo, hi] ranges */
+static Py_ssize_t lookalike_count;
+static int lookalike_loaded;
+
+static int load_lookalike(void) {
+    PyObject *rules = PyImport_ImportModule("utf8guard._pathrules");
+    if (rules == NULL)
+        return -1;
+    PyObject *table = PyObject_GetAttrString(rules, "LOOKALIKE_SEPARATORS");
+    Py_DECREF(rules);
+    if (table == NULL)
+        return -1;
+    PyObject *fast = PySequence_Fast(table, "LOOKALIKE_SEPARATORS must be a sequence");
+    Py_DECREF(table);
+    if (fast == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    uint32_t(*ranges)[2] = PyMem_Calloc((size_t)n + 1, sizeof *ranges);
+    int rc = ranges == NULL ? -1 : 0;
+    if (ranges == NULL)
+        PyErr_NoMemory();
+    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+        unsigned long lo, hi;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "kk", &lo, &hi))
+            rc = -1;
+        else {
+            ranges[i][0] = (uint32_t)lo;
+            ranges[i][1] = (uint32_t)hi;
+        }
+    }
+    Py_DECREF(fast);
+    if (rc < 0) {
+        PyMem_Free(ranges);
+        return -1;
+    }
+    lookalike = ranges;
+    lookalike_count = n;
+    lookalike_loaded = 1;
+    return 0;
+}
+
+static int is_lookalike(uint32_t cp) {
+    Py_ssize_t lo = 0, hi = lookalike_count;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (cp > lookalike[mid][1])
+            lo = mid + 1;
+        else if (cp < lookalike[mid][0])
+            hi = mid;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+int speedups_has_lookalike(const uint8_t *p, size_t n) {
+    if (!lookalike_loaded && load_lookalike() < 0)
+        return -1;
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        /* Valid UTF-8 (the caller checked it): the lead says the length. A cut
+         * sequence cannot occur; were it to, "suspect" costs only time. */
+        size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        if (i + len > n)
+            return 1;
+        uint32_t cp = c & (0x7F >> len);
+        for (size_t k = 1; k < len; k++)
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        if (is_lookalike(cp))
+            return 1;
+        i += len;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Keys and constants, interned once.
+ */
+static PyObject *key_raw_path, *key_query, *key_headers, *key_version, *key_type,
+    *key_body, *key_more_body;
+static int keys_loaded;
+
+static int load_keys(void) {
+    PyObject **keys[] = {&key_raw_path, &key_query,  &key_headers,  &key_version,
+                         &key_type,     &key_body,   &key_more_body};
+    const char *names[] = {"raw_path", "query_string", "headers", "http_version",
+                           "type",     "body",         "more_body"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (*keys[i] == NULL && (*keys[i] = PyUnicode_InternFromString(names[i])) == NULL)
+            return -1;
+    }
+    keys_loaded = 1;
+    return 0;
+}
+
+/* scope.get(key) as a new reference (Py_None when absent), or NULL on error. */
+static PyObject *get(PyObject *dict, PyObject *key) {
+    PyObject *value = PyDict_GetItemWithError(dict, key);
+    if (value == NULL && PyErr_Occurred())
+        return NULL;
+    return Py_NewRef(value != NULL ? value : Py_None);
+}
+
+/* A _fast.Lane: a 6-tuple ending in a dict; else 0 with TypeError set. The tuple
+ * holds what is read from it for the whole call. */
+static int is_lane(PyObject *lane) {
+    if (PyTuple_CheckExact(lane) && PyTuple_GET_SIZE(lane) == 6 &&
+        PyDict_CheckExact(PyTuple_GET_ITEM(lane, 5)))
+        return 1;
+    PyErr_SetString(PyExc_TypeError, "lane must be a _fast.Lane tuple");
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * asgi_plan (py_asgi_plan).
+ */
+/* _engine.content_length: OWS (SP, HTAB) around 1*DIGIT (RFC 9110 §8.6, §5.5).
+ * The number, -1 when the value is no number, -2 when it passes LLONG_MAX / 100
+ * (past every lane limit: _fast.lane_for clamps body_limit to 2**53). */
+static long long content_length(PyObject *value) {
+    const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(value);
+    size_t n = (size_t)PyBytes_GET_SIZE(value), start = 0;
+    while (start < n && (p[start] == ' ' || p[start] == '\t'))
+        start++;
+    while (n > start && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    if (start == n)
+        return -1;
+    long long number = 0;
+    for (size_t i = start; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        if (number > LLONG_MAX / 100)
+            return -2;
+        number = number * 10 + (p[i] - '0');
+    }
+    return number;
+}
+
+/* `version in ("1.0", "1.1")` for an exact str (py: type(version) is str). */
+static int is_http1(PyObject *version) {
+    return PyUnicode_CheckExact(version) &&
+           (PyUnicode_CompareWithASCIIString(version, "1.1") == 0 ||
+            PyUnicode_CompareWithASCIIString(version, "1.0") == 0);
+}
+
+/* From a clean head's fields to the plan (py _plan_body). */
+static PyObject *plan_body(const head_scan_t *found, PyObject *version, PyObject *lane) {
+    if (found->length == NULL) {
+        if (found->type == NULL && is_http1(version))
+            return PyLong_FromLong(-1);
+        Py_RETURN_NONE;
+    }
+    long long length = content_length(found->length);
+    long long limit = PyLong_AsLongLong(PyTuple_GET_ITEM(lane, 4));
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    if (length < 0 || length > limit)
+        Py_RETURN_NONE;
+    if (found->type != NULL) {
+        PyObject *kind = PyDict_GetItemWithError(PyTuple_GET_ITEM(lane, 5), found->type);
+        if (kind == NULL && PyErr_Occurred())
+            return NULL;
+        if (kind == Py_True)
+            return PyLong_FromLongLong(length);
+    }
+    return Py_BuildValue("(LO)", length, found->type != NULL ? found->type : Py_None);
+}
+
+const char speedups_asgi_plan_doc[] =
+    "asgi_plan(lane, scope, /)\n--\n\n"
+    "utf8guard.middleware._fast.py_asgi_plan, compiled: None (the full check), "
+    "-1 (no body), a JSON body's length, or (length, content_type).";
+
+PyObject *speedups_asgi_plan(PyObject *module, PyObject *const *args,
+                             Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "asgi_plan expected 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    PyObject *lane = args[0], *scope = args[1];
+    if (!is_lane(lane))
+        return NULL;
+    if (!PyDict_CheckExact(scope))
+        Py_RETURN_NONE;
+    if (!keys_loaded && load_keys() < 0)
+        return NULL;
+    PyObject *parts[4] = {get(scope, key_raw_path), Py_None, get(scope, key_query),
+                          get(scope, key_headers)};
+    PyObject *version = get(scope, key_version);
+    PyObject *result = NULL;
+    if (parts[0] != NULL && parts[2] != NULL && parts[3] != NULL && version != NULL) {
+        PyObject *policies[3] = {PyTuple_GET_ITEM(lane, 0), PyTuple_GET_ITEM(lane, 1),
+                                 PyTuple_GET_ITEM(lane, 2)};
+        int lookalike = PyObject_IsTrue(PyTuple_GET_ITEM(lane, 3));
+        head_scan_t found = {0, NULL, NULL, NULL};
+        int rc = lookalike < 0 ? -1
+                               : speedups_scan_parts(parts, policies, lookalike, &found);
+        if (rc == 1) {
+            /* Held: the dict lookup may hash a bytes subclass in Python. */
+            Py_XINCREF(found.length);
+            Py_XINCREF(found.type);
+            result = plan_body(&found, version, lane);
+            Py_XDECREF(found.length);
+            Py_XDECREF(found.type);
+        }
+        else if (rc == 0)
+            result = Py_NewRef(Py_None);
+        Py_XDECREF(found.owned);
+    }
+    Py_XDECREF(parts[0]);
+    Py_XDECREF(parts[2]);
+    Py_XDECREF(parts[3]);
+    Py_XDECREF(version);
+    return result;
+}
+
+/* ---------------------------------------------------------------------------------
+ * whole_plain_json (py_whole_plain_json).
+ */
+/* message["type"] == "http.request" for an exact str; more_body absent or False;
+ * body exact bytes of `length` bytes. 1, 0, or -1 with an exception set. */
+static int whole(PyObject *message, Py_ssize_t length, PyObject **body) {
+    PyObject *type = PyDict_GetItemWithError(message, key_type);
+    if (type == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyUnicode_CheckExact(type) ||
+        PyUnicode_CompareWithASCIIString(type, "http.request") != 0)
+        return 0;
+    PyObject *more = PyDict_GetItemWithError(message, key_more_body);
+    if (more == NULL && PyErr_Occurred())
+        return -1;
+    if (more != NULL && more != Py_False)
+        return 0;
+    *body = PyDict_GetItemWithError(message, key_body);
+    if (*body == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyBytes_CheckExact(*body) && PyBytes_GET_SIZE(*body) == length;
+}
+
+const char speedups_whole_plain_json_doc[] =
+    "whole_plain_json(lane, message, length, /)\n--\n\n"
+    "utf8guard.middleware._fast.py_whole_plain_json, compiled: True only when the "
+    "message is the whole body, a JSON text that json.loads reads as UTF-8, with no "
+    "escape, valid under the lane's policy.";
+
+PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
+                                    Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "whole_plain_json expected 3 arguments, got %zd",
+                     nargs);
+        return NULL;
+    }
+    PyObject *lane = args[0], *message = args[1];
+    if (!is_lane(lane))
+        return NULL;
+    Py_ssize_t length = PyLong_AsSsize_t(args[2]);
+    if (length == -1 && PyErr_Occurred())
+        return NULL;
+    if (!PyDict_CheckExact(message))
+        Py_RETURN_FALSE;
+    if (!keys_loaded && load_keys() < 0)
+        return NULL;
+    PyObject *body = NULL;
+    int rc = whole(message, length, &body);
+    if (rc != 1)
+        return rc < 0 ? NULL : Py_NewRef(Py_False);
+    /* Held: reading a new policy below runs Python code. */
+    Py_INCREF(body);
+    const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(body);
+    size_t n = (size_t)length;
+    /* _json.opens_utf8: "{" or "[" first, no NUL second (RFC 8259 §2, §8.1); and no
+     * backslash, so no escape to weigh (§7). */
+    rc = n > 0 && (p[0] == '{' || p[0] == '[') && (n < 2 || p[1] != 0) &&
+         memchr(p, '\\', n) == NULL;
+    if (rc == 1)
+        rc = speedups_policy_is_valid(p, n, PyTuple_GET_ITEM(lane, 1));
+    Py_DECREF(body);
+    return rc < 0 ? NULL : PyBool_FromLong(rc);
+}
