@@ -492,3 +492,37 @@ def test_pure_python_keeps_the_python_twins() -> None:
     )
     result = run_pure(code)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("odd", [0x00, 0x09, 0x1F, 0x7F, 0x80, 0xC3])
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 63, 64, 65])
+def test_printable_values_skip_the_scan_only_when_printable(
+    odd: int, length: int
+) -> None:
+    # Printable ASCII (0x20-0x7E, both ends included) is valid under every policy; a
+    # value with one byte outside it, at any of the 8 positions of a word or in the
+    # tail, is judged by the scan (controls refused under CONTROLS_OFF, a lone
+    # 0x80 or 0xC3 ill-formed everywhere).
+    for position in {0, length // 2, length - 1, min(7, length - 1)}:
+        value = bytearray(b"\x20\x7e" * length)[:length]
+        assert scan(headers=[(b"x", bytes(value))], config=CONTROLS_OFF) == CLEAN
+        value[position] = odd
+        for config in (DEFAULT, CONTROLS_OFF):
+            scan(headers=[(b"x", bytes(value))], config=config)  # both twins agree
+        if odd != 0x09:  # HTAB is allowed in a field value (RFC 9110 §5.5)
+            refused = scan(headers=[(b"x", bytes(value))], config=CONTROLS_OFF)
+            assert refused == DECLINED
+
+
+def test_a_policy_subclass_is_read_where_python_reads_it() -> None:
+    # Not exactly a Policy: no shortcut leaves it unread (its attributes could run
+    # code), so the answers stay py_scan_head's.
+    class Custom(Policy):
+        pass
+
+    custom = Custom()
+    path, query, _ = POLICIES[0]
+    assert both(b"/a", None, b"", [(b"a", b"b")], path, query, custom) == CLEAN_ASCII
+    assert (
+        both(b"/a", None, b"", [(b"a", b"\x00")], path, query, custom)[0] == "returned"
+    )

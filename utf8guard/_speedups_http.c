@@ -151,8 +151,54 @@ static int mask_of(PyObject *policy, unsigned *mask) {
     return 0;
 }
 
+/* Short inputs of printable ASCII skip the scan: every policy allows U+0020..U+007E
+ * (they refuse NUL, controls, DEL, noncharacters, bidi controls, private use and
+ * the BOM), and a header value is usually nothing else. */
+#define PRINTABLE_BYTES 64
+
+/* Whether every byte of p[0:n] is in 0x20..0x7E; 8 at a time ("hasless" and
+ * "hasmore" from Sean Anderson's Bit Twiddling Hacks: exact for "any byte"). */
+static int is_printable(const uint8_t *p, size_t n) {
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        /* A byte below 0x20, or at or above 0x7F (its high bit, or +1 sets it). */
+        if (((w - ones * 0x20) & ~w & highs) || ((w | (w + ones)) & highs))
+            return 0;
+    }
+    for (; i < n; i++)
+        if (p[i] < 0x20 || p[i] > 0x7E)
+            return 0;
+    return 1;
+}
+
+/* utf8guard._policy.Policy, read once: an instance of exactly that class has
+ * every flag (reading one runs no Python code and cannot fail), so the shortcuts
+ * below may leave it unread where py_scan_head reads it. */
+static PyObject *policy_type;
+
+static int is_exact_policy(PyObject *policy) {
+    if (policy_type == NULL) {
+        PyObject *module = PyImport_ImportModule("utf8guard._policy");
+        if (module == NULL)
+            return -1;
+        policy_type = PyObject_GetAttrString(module, "Policy");
+        Py_DECREF(module);
+        if (policy_type == NULL)
+            return -1;
+    }
+    return (PyObject *)Py_TYPE(policy) == policy_type;
+}
+
 /* is_valid(p[0:n], policy): 1, 0, or -1 when the policy cannot be read. */
 int speedups_policy_is_valid(const uint8_t *p, size_t n, PyObject *policy) {
+    if (n <= PRINTABLE_BYTES && is_printable(p, n)) {
+        int exact = is_exact_policy(policy);
+        if (exact != 0)
+            return exact;
+    }
     unsigned mask;
     if (mask_of(policy, &mask) < 0)
         return -1;
@@ -563,11 +609,18 @@ static int clean_headers(PyObject *headers, PyObject *policy, PyObject **length,
     if (!tchar_loaded && load_tchar() < 0)
         return -1;
     unsigned mask;
-    /* Read in place only if the policy's mask is known: reading a new policy could
+    /* Read in place only if the policy's mask is known, or the policy is a Policy
+     * (reading its mask runs no Python code): an unknown object's attributes could
      * run Python code while borrowed references are held. */
+    int exact = is_exact_policy(policy);
+    if (exact < 0)
+        return -1;
     if (is_plain(headers) &&
-        (PySequence_Fast_GET_SIZE(headers) == 0 || cached_mask(policy, &mask)))
+        (PySequence_Fast_GET_SIZE(headers) == 0 || cached_mask(policy, &mask) ||
+         (exact && mask_of(policy, &mask) == 0)))
         return clean_fields(headers, policy, length, type);
+    if (PyErr_Occurred())
+        return -1;
     int rc = collect_pairs(headers, owned);
     return rc == 1 ? clean_fields(*owned, policy, length, type) : rc;
 }
