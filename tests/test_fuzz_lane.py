@@ -1,0 +1,84 @@
+"""The lane harness: its layout, and planted bugs it finds on its seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from fuzz import fuzz_lane
+from fuzz.run import SEEDS
+
+speedups = pytest.importorskip("utf8guard._speedups")
+
+SEED_FILES = sorted((SEEDS / "lane").iterdir())
+_plan = speedups.asgi_plan
+_whole = speedups.whole_plain_json
+
+
+def test_the_first_byte_picks_the_lane_and_message() -> None:
+    choice = fuzz_lane.LaneChoice.of(bytes([0b1010_1101]))
+    assert choice == fuzz_lane.LaneChoice(
+        lookalike=True,
+        limit=fuzz_lane.LIMITS[2],
+        as_json=True,
+        longer=False,
+        version=fuzz_lane.VERSIONS[1],
+        more_body=True,
+    )
+    assert fuzz_lane.LaneChoice.of(b"").limit == -1
+
+
+def _lookalike_ignored(lane: tuple[object, ...], scope: object) -> object:
+    return _plan((*lane[:3], False, *lane[4:]), scope)
+
+
+def _limit_off_by_one(lane: tuple[object, ...], scope: object) -> object:
+    limit = lane[4]
+    assert isinstance(limit, int)
+    return _plan((*lane[:4], limit + 1, lane[5]), scope)
+
+
+def _backslash_ignored(
+    lane: tuple[object, ...], message: object, length: int
+) -> object:
+    if isinstance(message, dict) and isinstance(message.get("body"), bytes):
+        message = {**message, "body": message["body"].replace(b"\\", b"_")}
+    return _whole(lane, message, length)
+
+
+def _more_body_ignored(
+    lane: tuple[object, ...], message: object, length: int
+) -> object:
+    if isinstance(message, dict):
+        message = {key: value for key, value in message.items() if key != "more_body"}
+    return _whole(lane, message, length)
+
+
+PLANTED: dict[str, tuple[str, str, Callable[..., object]]] = {
+    "lookalike-ignored": ("asgi_plan", "asgi_plan != py", _lookalike_ignored),
+    "limit-off-by-one": ("asgi_plan", "asgi_plan != py", _limit_off_by_one),
+    "backslash-ignored": ("whole_plain_json", "whole_plain_json", _backslash_ignored),
+    "more-body-ignored": ("whole_plain_json", "whole_plain_json", _more_body_ignored),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(PLANTED))
+def test_harness_catches_planted_bug(bug: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    function, expected, broken = PLANTED[bug]
+    monkeypatch.setattr(speedups, function, broken)
+    failures = []
+    for path in SEED_FILES:
+        try:
+            fuzz_lane.check(path.read_bytes())
+        except AssertionError as exc:
+            failures.append(str(exc))
+    assert failures, f"every seed passed with {bug} planted"
+    assert any(expected in message for message in failures), failures[0]
+
+
+def test_seeds_pass() -> None:
+    assert len(SEED_FILES) >= 20
+    for path in SEED_FILES:
+        fuzz_lane.check(Path(path).read_bytes())
