@@ -3,7 +3,9 @@
 Invariant, for every scope, lane and message the input describes:
 
 - ``_speedups.asgi_plan`` gives what ``_fast.py_asgi_plan`` gives (the same plan, the
-  Content-Type the very header object), or an exception of the same type;
+  Content-Type the very header object), or an exception of the same type; so does
+  ``head_plan`` (the WSGI adapter's) against ``py_head_plan``, with the case's app
+  path and ``bodiless`` from the message's ``more_body`` bit;
 - ``_speedups.whole_plain_json`` gives what ``_fast.py_whole_plain_json`` gives, and
   says True only for a body the JSON inspector passes (``is_clean_json``);
 - a plan other than None comes only from a head ``scan_head`` proves clean.
@@ -36,6 +38,7 @@ from utf8guard.middleware._fast import (
     Lane,
     is_clean_json,
     py_asgi_plan,
+    py_head_plan,
     py_whole_plain_json,
 )
 
@@ -117,15 +120,20 @@ def check(data: bytes) -> None:
     scope["headers"] = headers
     if choice.version is not None:
         scope["http_version"] = choice.version
-    compiled = outcome(_speedups.asgi_plan, lane, scope)
+    _check_plan(data, "asgi_plan", policy, lane, scope)
+    _check_plan(data, "head_plan", policy, lane, *case.args[:4], choice.more_body)
+    _check_message(data, lane, query, choice, policy)
+
+
+def _check_plan(data: bytes, name: str, policy: Policy, *args: object) -> None:
+    compiled = outcome(getattr(_speedups, name), *args)
     with all_python():
-        python = outcome(py_asgi_plan, lane, scope)
+        python = outcome(py_asgi_plan if name == "asgi_plan" else py_head_plan, *args)
     same = compiled == python
     if same and isinstance(compiled[1], tuple) and isinstance(python[1], tuple):
         same = compiled[1][1] is python[1][1]
     if not same:
-        mismatch("asgi_plan != py", data, policy, scope=scope, c=compiled, py=python)
-    _check_message(data, lane, query, choice, policy)
+        mismatch(f"{name} != py", data, policy, args=args, c=compiled, py=python)
 
 
 def _check_message(

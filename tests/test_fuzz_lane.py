@@ -15,6 +15,7 @@ speedups = pytest.importorskip("utf8guard._speedups")
 SEED_FILES = sorted((SEEDS / "lane").iterdir())
 _plan = speedups.asgi_plan
 _whole = speedups.whole_plain_json
+_head = speedups.head_plan
 
 
 def test_the_first_byte_picks_the_lane_and_message() -> None:
@@ -56,7 +57,13 @@ def _more_body_ignored(
     return _whole(lane, message, length)
 
 
+def _app_path_ignored(lane: tuple[object, ...], *args: object) -> object:
+    raw_path, _, query, headers, bodiless = args
+    return _head(lane, raw_path, None, query, headers, bodiless)
+
+
 PLANTED: dict[str, tuple[str, str, Callable[..., object]]] = {
+    "app-path-ignored": ("head_plan", "head_plan != py", _app_path_ignored),
     "lookalike-ignored": ("asgi_plan", "asgi_plan != py", _lookalike_ignored),
     "limit-off-by-one": ("asgi_plan", "asgi_plan != py", _limit_off_by_one),
     "backslash-ignored": ("whole_plain_json", "whole_plain_json", _backslash_ignored),

@@ -19,6 +19,15 @@ def scan_head(
     /,
 ) -> tuple[bool, bytes | None, bytes | None] | None: ...
 def strict_unquote(raw: bytes, /) -> bytes | None: ...
+def head_plan(
+    lane: tuple[Policy, Policy, Policy, bool, int, dict[bytes, bool]],
+    raw_path: bytes | None,
+    app_path: bytes | None,
+    query: bytes,
+    headers: object,
+    bodiless: bool,
+    /,
+) -> int | tuple[int, bytes | None] | None: ...
 def asgi_plan(
     lane: tuple[Policy, Policy, Policy, bool, int, dict[bytes, bool]], scope: object, /
 ) -> int | tuple[int, bytes | None] | None: ...

@@ -1,6 +1,6 @@
-/* utf8guard._speedups, ASGI lane part: asgi_plan and whole_plain_json.
+/* utf8guard._speedups, lane part: head_plan, asgi_plan and whole_plain_json.
  *
- * The compiled twins of utf8guard.middleware._fast.py_asgi_plan and
+ * The compiled twins of utf8guard.middleware._fast.py_head_plan, py_asgi_plan and
  * py_whole_plain_json, with the same answer for every input (held together by
  * tests/middleware/test_speedups_lane.py). Read those first: each step here names the
  * Python it restates. Why in C at all: inside a server, between two requests, the
@@ -174,10 +174,10 @@ static int is_http1(PyObject *version) {
             PyUnicode_CompareWithASCIIString(version, "1.0") == 0);
 }
 
-/* From a clean head's fields to the plan (py _plan_body). */
-static PyObject *plan_body(const head_scan_t *found, PyObject *version, PyObject *lane) {
+/* From a clean head's fields to the plan (py head_plan, after the scan). */
+static PyObject *plan_body(const head_scan_t *found, int bodiless, PyObject *lane) {
     if (found->length == NULL) {
-        if (found->type == NULL && is_http1(version))
+        if (found->type == NULL && bodiless)
             return PyLong_FromLong(-1);
         Py_RETURN_NONE;
     }
@@ -195,6 +195,49 @@ static PyObject *plan_body(const head_scan_t *found, PyObject *version, PyObject
             return PyLong_FromLongLong(length);
     }
     return Py_BuildValue("(LO)", length, found->type != NULL ? found->type : Py_None);
+}
+
+/* py head_plan over parts = (raw_path, app_path, query, headers), held by the
+ * caller. */
+static PyObject *plan_parts(PyObject *lane, PyObject *const parts[4], int bodiless) {
+    PyObject *policies[3] = {PyTuple_GET_ITEM(lane, 0), PyTuple_GET_ITEM(lane, 1),
+                             PyTuple_GET_ITEM(lane, 2)};
+    int lookalike = PyObject_IsTrue(PyTuple_GET_ITEM(lane, 3));
+    if (lookalike < 0)
+        return NULL;
+    head_scan_t found = {0, NULL, NULL, NULL};
+    int rc = speedups_scan_parts(parts, policies, lookalike, &found);
+    PyObject *result = NULL;
+    if (rc == 1) {
+        /* Held: the dict lookup may hash a bytes subclass in Python. */
+        Py_XINCREF(found.length);
+        Py_XINCREF(found.type);
+        result = plan_body(&found, bodiless, lane);
+        Py_XDECREF(found.length);
+        Py_XDECREF(found.type);
+    } else if (rc == 0) {
+        result = Py_NewRef(Py_None);
+    }
+    Py_XDECREF(found.owned);
+    return result;
+}
+
+const char speedups_head_plan_doc[] =
+    "head_plan(lane, raw_path, app_path, query, headers, bodiless, /)\n--\n\n"
+    "utf8guard.middleware._fast.py_head_plan, compiled: None (the full check), "
+    "-1 (no body), a JSON body's length, or (length, content_type).";
+
+PyObject *speedups_head_plan(PyObject *module, PyObject *const *args,
+                             Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "head_plan expected 6 arguments, got %zd", nargs);
+        return NULL;
+    }
+    if (!is_lane(args[0]))
+        return NULL;
+    int bodiless = PyObject_IsTrue(args[5]);
+    return bodiless < 0 ? NULL : plan_parts(args[0], args + 1, bodiless);
 }
 
 const char speedups_asgi_plan_doc[] =
@@ -220,25 +263,8 @@ PyObject *speedups_asgi_plan(PyObject *module, PyObject *const *args,
                           get(scope, key_headers)};
     PyObject *version = get(scope, key_version);
     PyObject *result = NULL;
-    if (parts[0] != NULL && parts[2] != NULL && parts[3] != NULL && version != NULL) {
-        PyObject *policies[3] = {PyTuple_GET_ITEM(lane, 0), PyTuple_GET_ITEM(lane, 1),
-                                 PyTuple_GET_ITEM(lane, 2)};
-        int lookalike = PyObject_IsTrue(PyTuple_GET_ITEM(lane, 3));
-        head_scan_t found = {0, NULL, NULL, NULL};
-        int rc = lookalike < 0 ? -1
-                               : speedups_scan_parts(parts, policies, lookalike, &found);
-        if (rc == 1) {
-            /* Held: the dict lookup may hash a bytes subclass in Python. */
-            Py_XINCREF(found.length);
-            Py_XINCREF(found.type);
-            result = plan_body(&found, version, lane);
-            Py_XDECREF(found.length);
-            Py_XDECREF(found.type);
-        }
-        else if (rc == 0)
-            result = Py_NewRef(Py_None);
-        Py_XDECREF(found.owned);
-    }
+    if (parts[0] != NULL && parts[2] != NULL && parts[3] != NULL && version != NULL)
+        result = plan_parts(lane, parts, is_http1(version));
     Py_XDECREF(parts[0]);
     Py_XDECREF(parts[2]);
     Py_XDECREF(parts[3]);

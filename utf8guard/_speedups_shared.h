@@ -1,6 +1,6 @@
 /* What the files of utf8guard._speedups share: _speedups.c (the UTF-8 scan),
  * _speedups_http.c (the request-head proof built on it), _speedups_environ.c (a
- * WSGI environ's headers as bytes) and _speedups_lane.c (the ASGI fast lane's
+ * WSGI environ's headers as bytes) and _speedups_lane.c (the fast lane's
  * decisions). One extension module. */
 #ifndef UTF8GUARD_SPEEDUPS_SHARED_H
 #define UTF8GUARD_SPEEDUPS_SHARED_H
@@ -50,14 +50,19 @@ int speedups_scan_parts(PyObject *const parts[4], PyObject *const policies[3],
 /* _speedups_lane.c: 1 when the valid UTF-8 p[0:n] holds a code point of
  * utf8guard._pathrules.LOOKALIKE_SEPARATORS, 0 when not, -1 with an exception set. */
 int speedups_has_lookalike(const uint8_t *p, size_t n);
+extern const char speedups_head_plan_doc[];
 extern const char speedups_asgi_plan_doc[];
 extern const char speedups_whole_plain_json_doc[];
+PyObject *speedups_head_plan(PyObject *module, PyObject *const *args,
+                             Py_ssize_t nargs);
 PyObject *speedups_asgi_plan(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs);
 PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
                                     Py_ssize_t nargs);
 
 #define SPEEDUPS_LANE_METHODS                                                     \
+    {"head_plan", (PyCFunction)(void (*)(void))speedups_head_plan, METH_FASTCALL,  \
+     speedups_head_plan_doc},                                                      \
     {"asgi_plan", (PyCFunction)(void (*)(void))speedups_asgi_plan, METH_FASTCALL,  \
      speedups_asgi_plan_doc},                                                      \
     {"whole_plain_json", (PyCFunction)(void (*)(void))speedups_whole_plain_json,   \

@@ -1,7 +1,7 @@
 """The fast lane decides exactly as the full check: same status, body and events.
 
 The oracle is the adapters' full check, forced by turning the lane off
-(``asgi_plan`` and ``body_plan`` answering None). Every row of the attack table,
+(``asgi_plan`` and ``head_plan`` answering None). Every row of the attack table,
 and generated requests around the lane's edges (framing, Content-Type, escapes, one
 body message or several, HTTP/1.1 or 2), must get the same answer both ways, and the
 app must see the same bytes. Then the lane's own paths: the app gets the server's
@@ -38,7 +38,7 @@ Answer = tuple[int, bytes, list[tuple[object, str]]]
 
 def _lane_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(asgi_module, "asgi_plan", lambda *_: None)
-    monkeypatch.setattr(wsgi_module, "body_plan", lambda *_, **__: None)
+    monkeypatch.setattr(wsgi_module, "head_plan", lambda *_: None)
 
 
 def run_asgi(scope: Scope, pieces: list[bytes], options: dict[str, object]) -> Answer:

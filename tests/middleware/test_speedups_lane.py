@@ -29,6 +29,7 @@ from utf8guard.middleware._fast import (
     is_clean_json,
     lane_for,
     py_asgi_plan,
+    py_head_plan,
     py_whole_plain_json,
     remember_kind,
 )
@@ -398,3 +399,45 @@ def test_asgi_plan_twins(
             path="", raw_path=raw_path, query_string=query, headers=tuple(headers)
         )
         assert not list(inspect_head(head, config))
+
+
+# --- head_plan (the WSGI adapter's) ------------------------------------------------
+
+
+def head(lane: Lane, *args: object) -> object:
+    compiled = speedups.head_plan(lane, *args)
+    assert compiled == py_head_plan(lane, *args)  # type: ignore[arg-type]
+    return compiled
+
+
+@pytest.mark.parametrize("bodiless", [True, False])
+def test_head_plan_takes_the_framing_from_the_adapter(bodiless: bool) -> None:
+    # WSGI: has_body() reads the framing (RFC 9112 §6.3 item 7 and PEP 3333).
+    lane = lane_for(GuardConfig())
+    got = head(lane, b"/a", b"/a", b"", [(b"host", b"a")], bodiless)
+    assert got == (NO_BODY if bodiless else None)
+
+
+@pytest.mark.parametrize(
+    ("app_path", "expected"),
+    [
+        (None, NO_BODY),
+        ("/café".encode(), NO_BODY),
+        (b"/caf\xc3\xa9/", None),  # the server decoded another path
+        ("/café".encode("latin-1"), None),
+    ],
+)
+def test_head_plan_compares_the_servers_path(
+    app_path: bytes | None, expected: object
+) -> None:
+    lane = lane_for(GuardConfig())
+    assert head(lane, b"/caf%C3%A9", app_path, b"", [], True) == expected
+
+
+def test_head_plan_arguments() -> None:
+    lane = lane_for(GuardConfig())
+    with pytest.raises(TypeError):
+        speedups.head_plan(lane, b"/", None, b"", [])
+    with pytest.raises(TypeError):
+        speedups.head_plan((1,), b"/", None, b"", [], True)
+    assert head(lane, None, b"/", b"", [], True) is None  # no raw target: full check

@@ -22,7 +22,7 @@ from typing import Final
 from .._accel import IMPLEMENTATION
 from .._policy import Policy
 from ._body import body_kind, inspector_for
-from ._clean import CleanHead, is_lookalike_free, py_scan_head
+from ._clean import is_lookalike_free, py_scan_head
 from ._config import GuardConfig
 from ._engine import content_length
 from ._finding import Finding
@@ -34,18 +34,19 @@ __all__ = [
     "Lane",
     "Plan",
     "asgi_plan",
-    "body_plan",
+    "head_plan",
     "is_clean_body",
     "is_clean_json",
     "lane_for",
     "py_asgi_plan",
+    "py_head_plan",
     "py_whole_plain_json",
     "remember_kind",
     "whole_body",
     "whole_plain_json",
 ]
 
-#: :func:`body_plan`'s answer for a request that carries no body.
+#: A plan's answer for a request that carries no body.
 NO_BODY: Final = -1
 #: The HTTP versions whose framing says when a request has no body (RFC 9112 §6.3).
 _HTTP1: Final = ("1.0", "1.1")
@@ -60,15 +61,17 @@ _KINDS_REMEMBERED: Final = 64
 #: largest body read whole (-1: none); and the Content-Type values met so far, True
 #: for a JSON type. A plain tuple: the C twin reads it by position.
 Lane = tuple[Policy, Policy, Policy, bool, int, dict[bytes, bool]]
-#: :func:`asgi_plan`'s answer: None (the full check), :data:`NO_BODY`, the length
-#: of a JSON body (a type remembered as JSON), or the length and Content-Type.
+#: A plan (:func:`head_plan`, :func:`asgi_plan`): None (the full check),
+#: :data:`NO_BODY`, the length of a JSON body (a type remembered as JSON), or the
+#: length and Content-Type.
 Plan = int | tuple[int, bytes | None] | None
 
 
-def lane_for(config: GuardConfig) -> Lane:
-    """The lane of ``config``. Report mode and ``stream_body`` hand a body to the
-    app as it arrives: then only requests without a body take the lane."""
-    limit = min(config.memory_body_size, config.max_body_size, _MAX_LANE_BODY)
+def lane_for(config: GuardConfig, most: int = _MAX_LANE_BODY) -> Lane:
+    """The lane of ``config``, for bodies of at most ``most`` bytes. Report mode and
+    ``stream_body`` hand a body to the app as it arrives: then only requests without
+    a body take the lane."""
+    limit = min(config.memory_body_size, config.max_body_size, most)
     if config.mode == "report" or config.stream_body:
         limit = -1
     return (
@@ -81,41 +84,53 @@ def lane_for(config: GuardConfig) -> Lane:
     )
 
 
-def py_asgi_plan(lane: Lane, scope: object, /) -> Plan:
-    """How an ASGI HTTP ``scope`` takes the lane: what :func:`body_plan` says after
-    :func:`._clean.clean_head` (``exclude_paths`` is the caller's).
-
-    An HTTP/1 request with neither Content-Length nor Transfer-Encoding (a clean
-    head has none) has no body (RFC 9112 §6.3 item 7).
-    """
-    if type(scope) is not dict:
-        return None
+def py_head_plan(
+    lane: Lane,
+    raw_path: bytes | None,
+    app_path: bytes | None,
+    query: bytes,
+    headers: object,
+    bodiless: bool,
+    /,
+) -> Plan:
+    """How a request with this head takes the lane: :func:`._clean.clean_head`, then
+    the body's route (``exclude_paths`` is the caller's). ``bodiless``: the adapter's
+    reading of the framing says a request without Content-Length has no body (RFC
+    9112 §6.3 item 7), so the app may run at once when no Content-Type is to weigh.
+    A body is for the lane when it declares a length within the lane's limit."""
     path_policy, policy, header_policy, lookalike, limit, kinds = lane
-    raw_path = scope.get("raw_path")
     found = py_scan_head(
-        raw_path,
-        None,
-        scope.get("query_string"),  # type: ignore[arg-type]
-        scope.get("headers"),
-        path_policy,
-        policy,
-        header_policy,
+        raw_path, app_path, query, headers, path_policy, policy, header_policy
     )
     if found is None:
         return None
     non_ascii, length_field, content_type = found
-    if lookalike and non_ascii and not is_lookalike_free(raw_path):  # type: ignore[arg-type]
+    if lookalike and non_ascii and not is_lookalike_free(raw_path or b""):
         return None
     if length_field is None:
-        version = scope.get("http_version")
-        http1 = type(version) is str and version in _HTTP1
-        return NO_BODY if http1 and content_type is None else None
+        return NO_BODY if bodiless and content_type is None else None
     length = content_length(length_field)
     if length is None or length > limit:
         return None
     if content_type is not None and kinds.get(content_type) is True:
         return length
     return length, content_type
+
+
+def py_asgi_plan(lane: Lane, scope: object, /) -> Plan:
+    """:func:`py_head_plan` of an ASGI HTTP ``scope``: an HTTP/1 request with neither
+    Content-Length nor Transfer-Encoding (a clean head has none) has no body."""
+    if type(scope) is not dict:
+        return None
+    version = scope.get("http_version")
+    return py_head_plan(
+        lane,
+        scope.get("raw_path"),
+        None,
+        scope.get("query_string"),  # type: ignore[arg-type]
+        scope.get("headers"),
+        type(version) is str and version in _HTTP1,
+    )
 
 
 def py_whole_plain_json(lane: Lane, message: object, length: int, /) -> bool:
@@ -138,12 +153,14 @@ def py_whole_plain_json(lane: Lane, message: object, length: int, /) -> bool:
 
 
 #: The active implementations: the C accelerator's when active.
+head_plan: Callable[[Lane, bytes | None, bytes | None, bytes, object, bool], Plan]
 asgi_plan: Callable[[Lane, object], Plan]
 whole_plain_json: Callable[[Lane, object, int], bool]
 if IMPLEMENTATION == "c":
-    from .._speedups import asgi_plan, whole_plain_json
+    from .._speedups import asgi_plan, head_plan, whole_plain_json
 else:
-    asgi_plan, whole_plain_json = py_asgi_plan, py_whole_plain_json
+    head_plan, asgi_plan = py_head_plan, py_asgi_plan
+    whole_plain_json = py_whole_plain_json
 
 
 def remember_kind(lane: Lane, content_type: bytes, config: GuardConfig) -> None:
@@ -151,36 +168,6 @@ def remember_kind(lane: Lane, content_type: bytes, config: GuardConfig) -> None:
     kinds = lane[5]
     if content_type not in kinds and len(kinds) < _KINDS_REMEMBERED:
         kinds[content_type] = body_kind(content_type, config) == "json"
-
-
-def body_plan(
-    found: CleanHead | None, config: GuardConfig, *, bodiless: bool
-) -> tuple[int, bytes | None] | None:
-    """How a request whose head scanned as ``found`` takes the fast lane.
-
-    None: the full check. Else ``(length, content_type)``: a length of
-    :data:`NO_BODY` when the request has no body and no Content-Type to weigh
-    (``bodiless``: the adapter's reading of the framing says a request without
-    Content-Length has no body, RFC 9112 §6.3 item 7), so the app may run at once;
-    else the body's declared length, within both size limits, to be read
-    whole and checked by :func:`is_clean_body` with the Content-Type. Report mode
-    and ``stream_body`` hand the body to the app as it arrives: the full check.
-    """
-    if found is None:
-        return None
-    _, length_field, content_type = found
-    if length_field is None:
-        return (NO_BODY, None) if bodiless and content_type is None else None
-    length = content_length(length_field)
-    if (
-        length is None
-        or config.mode == "report"
-        or config.stream_body
-        or length > config.memory_body_size
-        or length > config.max_body_size
-    ):
-        return None
-    return length, content_type
 
 
 def is_clean_body(body: bytes, content_type: bytes | None, config: GuardConfig) -> bool:

@@ -8,15 +8,24 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator, Mapping
+from functools import cached_property
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
 from .._repair import repair
-from ._clean import clean_head
 from ._config import GuardConfig
 from ._engine import check_head
 from ._exclude import is_excluded, may_be_excluded
-from ._fast import NO_BODY, body_plan, is_clean_body
+from ._fast import (
+    NO_BODY,
+    Lane,
+    Plan,
+    head_plan,
+    is_clean_body,
+    is_clean_json,
+    lane_for,
+    remember_kind,
+)
 from ._finding import RequestSummary
 from ._flow import BodyBuffer, BodyFlow, Route
 from ._guard import Guard
@@ -82,19 +91,18 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> Iterable[bytes]:
         parts = environ_parts(environ)
-        plan = self._fast_lane(environ, parts)
+        plan = self._plan(environ, parts)
         if plan is not None:
-            length, content_type = plan
             environ = dict(environ)
-            if length == NO_BODY:
+            if plan == NO_BODY:
                 # PEP 3333: no body at all. The app gets the empty stream it should
                 # read, as in the full check's Route.EMPTY.
                 environ["wsgi.input"] = io.BytesIO(b"")
                 return self.app(environ, start_response)
-            body = read_whole(environ, length)
+            body = read_whole(environ, plan if isinstance(plan, int) else plan[0])
             if body is not None:
                 environ["wsgi.input"] = io.BytesIO(body)
-                if is_clean_body(body, content_type, self.config):
+                if self._is_clean(body, plan):
                     environ["wsgi.input_terminated"] = True
                     return self.app(environ, start_response)
             # Anything else the full check decides, on the same bytes.
@@ -114,20 +122,31 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         flow = BodyFlow(verdict, self.config, SCOPE_TYPE, has_body=has_body(environ))
         return self._respond(flow, environ, start_response)
 
-    def _fast_lane(
-        self, environ: WSGIEnvironment, parts: Parts
-    ) -> tuple[int, bytes | None] | None:
-        """:func:`._fast.body_plan` for a WSGI request (None: the full check)."""
+    @cached_property
+    def _lane(self) -> Lane:
+        # A body read in one call, as the full check's first read would take it.
+        return lane_for(self.config, REPLAY_BYTES)
+
+    def _plan(self, environ: WSGIEnvironment, parts: Parts) -> Plan:
+        """:func:`._fast.head_plan` for a WSGI request (None: the full check)."""
         raw_path, app_path, query, headers = parts
         config = self.config
         if config.exclude_paths and may_be_excluded(
             app_path.decode("utf-8", "replace"), config
         ):
             return None
-        found = clean_head(raw_path, app_path, query, headers, config)
-        plan = body_plan(found, config, bodiless=not has_body(environ))
-        # A body read in one call, as the full check's first read would take it.
-        return None if plan is not None and plan[0] > REPLAY_BYTES else plan
+        bodiless = not has_body(environ)
+        return head_plan(self._lane, raw_path, app_path, query, headers, bodiless)
+
+    def _is_clean(self, body: bytes, plan: int | tuple[int, bytes | None]) -> bool:
+        """Whether the whole ``body`` that ``plan`` announced is clean."""
+        config = self.config
+        if isinstance(plan, int):  # a type remembered as JSON
+            return is_clean_json(body, config.policy)
+        content_type = plan[1]
+        if content_type is not None:
+            remember_kind(self._lane, content_type, config)
+        return is_clean_body(body, content_type, config)
 
     def _respond(
         self, flow: BodyFlow, environ: WSGIEnvironment, start_response: StartResponse
