@@ -21,9 +21,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from utf8guard.middleware import Utf8GuardMiddleware, Utf8GuardWSGIMiddleware
+from utf8guard.middleware import (
+    GuardConfig,
+    Utf8GuardMiddleware,
+    Utf8GuardWSGIMiddleware,
+)
 from utf8guard.middleware import asgi as asgi_module
 from utf8guard.middleware import wsgi as wsgi_module
+from utf8guard.middleware._fast import Lane, remember_kind
 from utf8guard.middleware.asgi import Message, Receive, Scope, Send
 
 from .attack_table import MAX_BODY_BYTES, ROWS, Row
@@ -41,14 +46,27 @@ def _lane_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wsgi_module, "head_plan", lambda *_: None)
 
 
-def run_asgi(scope: Scope, pieces: list[bytes], options: dict[str, object]) -> Answer:
-    """The guarded echo app on ``scope``, the body in ``pieces`` (one message each)."""
+def _warm(lane: Lane, headers: object, config: GuardConfig) -> None:
+    """Remember each Content-Type as an earlier request would have: the lane then
+    takes a JSON type's body in one call (an int plan)."""
+    for name, value in headers:  # type: ignore[attr-defined]
+        if name.lower() == b"content-type":
+            remember_kind(lane, value, config)
+
+
+def run_asgi(
+    scope: Scope, pieces: list[bytes], options: dict[str, object], *, warm: bool = False
+) -> Answer:
+    """The guarded echo app on ``scope``, the body in ``pieces`` (one message each);
+    ``warm``: with the request's Content-Type values remembered by the lane."""
     events: list[object] = []
     app = Utf8GuardMiddleware(
         asgi_echo,
         on_violation=events.append,
         **({"max_body_size": MAX_BODY_BYTES} | options),  # type: ignore[arg-type]
     )
+    if warm:
+        _warm(app._lane, scope["headers"], app.config)
     inbox: list[Message] = [
         {"type": "http.request", "body": piece, "more_body": i < len(pieces) - 1}
         for i, piece in enumerate(pieces)
@@ -70,7 +88,9 @@ def run_asgi(scope: Scope, pieces: list[bytes], options: dict[str, object]) -> A
     return status, reply, [(e, "") for e in events]
 
 
-def run_wsgi(environ: WSGIEnvironment, options: dict[str, object]) -> Answer:
+def run_wsgi(
+    environ: WSGIEnvironment, options: dict[str, object], *, warm: bool = False
+) -> Answer:
     events: list[object] = []
     app = Utf8GuardWSGIMiddleware(
         wsgi_echo,
@@ -78,6 +98,9 @@ def run_wsgi(environ: WSGIEnvironment, options: dict[str, object]) -> Answer:
         on_violation=events.append,
         **options,  # type: ignore[arg-type]
     )
+    if warm and isinstance(environ.get("CONTENT_TYPE"), str):
+        content_type = environ["CONTENT_TYPE"].encode("latin-1")
+        _warm(app._lane, [(b"content-type", content_type)], app.config)
     seen: list[str] = []
 
     def start_response(status: str, *_: object) -> None:
@@ -134,6 +157,7 @@ def test_table_asgi_lane_agrees(
     _, method, target, headers, body, _ = row
     scope = http_scope(method, target, headers, body)
     fast = run_asgi(dict(scope), [body], config)
+    assert run_asgi(dict(scope), [body], config, warm=True) == fast
     _lane_off(monkeypatch)
     assert fast == run_asgi(dict(scope), [body], config)
 
@@ -163,6 +187,7 @@ def test_table_wsgi_lane_agrees(
         return made
 
     fast = run_wsgi(environ(), config)
+    assert run_wsgi(environ(), config, warm=True) == fast
     _lane_off(monkeypatch)
     assert fast == run_wsgi(environ(), config)
 
@@ -240,6 +265,7 @@ def test_generated_asgi_lane_agrees(
     pieces = [body[:split], body[split:]] if 0 < split < len(body) else [body]
     options = dict(config)
     fast = run_asgi(dict(scope), pieces, options)
+    assert run_asgi(dict(scope), pieces, options, warm=True) == fast
     with pytest.MonkeyPatch.context() as patch:
         _lane_off(patch)
         assert fast == run_asgi(dict(scope), pieces, options)
@@ -381,3 +407,16 @@ def test_excluded_paths_skip_the_lane() -> None:
         b"".join(guard(environ, lambda s, *_: statuses.append(s)))  # type: ignore[arg-type]
     assert [status[:3] for status in statuses] == ["200", "400"]
     assert seen == [body]
+
+
+def test_excluded_paths_skip_the_asgi_lane() -> None:
+    """As in WSGI: a path an exclusion may match goes the full way; others the lane."""
+    body = b'{"a": "\\ud800"}'
+    statuses = []
+    for path in ("/hooks/x", "/api", "/api"):
+        scope = http_scope(
+            "POST", path.encode(), [(b"content-type", b"application/json")], body
+        )
+        scope["path"] = path
+        statuses.append(run_asgi(scope, [body], {"exclude_paths": ["/hooks"]})[0])
+    assert statuses == [200, 400, 400]
