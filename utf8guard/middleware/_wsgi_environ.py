@@ -33,6 +33,14 @@ __all__ = [
 _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 #: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
 _CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
+#: At most this many key tuples are remembered by _header_keys; then it starts over.
+_SEEN_KEYS_MAX: Final = 64
+#: Key tuples longer than this (in characters, all keys) are not remembered.
+_SEEN_KEY_CHARS: Final = 4096
+#: ``(key, field name, is a CGI key)`` of the header keys of an environ.
+HeaderKeys = tuple[tuple[str, bytes, bool], ...]
+#: The header keys of environs seen before, by their whole tuple of keys.
+_seen_keys: Final[dict[tuple[str, ...], HeaderKeys]] = {}
 # Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ tries a bytes
 # needle as an int first, and raising and clearing that TypeError costs far more.
 _SLASH: Final = 0x2F
@@ -130,24 +138,42 @@ def header_items(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
 def _headers(
     environ: WSGIEnvironment,
 ) -> tuple[list[str], list[tuple[bytes, bytes]]]:
-    """The environ keys of the headers and their ``(name, value)``, in environ order.
-
-    The hot loop of py_environ_parts: it visits every key, so it does the least per
-    key that is no header.
-    """
+    """The environ keys of the headers and their ``(name, value)``, in environ order."""
     keys: list[str] = []
     pairs: list[tuple[bytes, bytes]] = []
     add_key, add_pair = keys.append, pairs.append
-    for key, value in environ.items():
-        if key[:5] == "HTTP_":
-            if not isinstance(value, str):
-                continue
+    for key, name, cgi in _header_keys(tuple(environ)):
+        value = environ[key]
         # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
-        elif not (isinstance(value, str) and value and key in _CGI_HEADERS):
-            continue
-        add_key(key)
-        add_pair((_field_name(key), wsgi_bytes(value)))
+        if isinstance(value, str) and (value or not cgi):
+            add_key(key)
+            add_pair((name, wsgi_bytes(value)))
     return keys, pairs
+
+
+def _header_keys(keys: tuple[str, ...]) -> HeaderKeys:
+    """``(key, field name, is a CGI key)`` of each ``HTTP_*`` and CGI header key.
+
+    Remembered by the whole tuple of keys (:data:`_seen_keys`): a server sends the
+    same keys request after request, and a Python loop over every key costs more
+    than the rest of the translation.
+    """
+    found = _seen_keys.get(keys)
+    if found is None:
+        found = tuple(
+            (key, _field_name(key), key in _CGI_HEADERS)
+            for key in keys
+            if key[:5] == "HTTP_" or key in _CGI_HEADERS
+        )
+        # Bounded: clients choose the header names, so only exact str keys, only
+        # short tuples, and at most _SEEN_KEYS_MAX of them (then it starts over).
+        if all(type(key) is str for key in keys) and (
+            sum(map(len, keys)) <= _SEEN_KEY_CHARS
+        ):
+            if len(_seen_keys) >= _SEEN_KEYS_MAX:
+                _seen_keys.clear()
+            _seen_keys[keys] = found
+    return found
 
 
 if IMPLEMENTATION == "c":
