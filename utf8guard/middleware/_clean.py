@@ -202,25 +202,35 @@ def _clean_headers(
         return None
     if not is_valid(values_joined, policy):
         return None
-    present = set(lowered)
-    if len(present) < len(lowered) and any(lowered.count(name) > 1 for name in _ONCE):
+    return _single_fields(lowered, values)
+
+
+def _single_fields(
+    names: list[bytes], values: list[bytes]
+) -> tuple[bytes | None, bytes | None] | None:
+    """``(Content-Length, Content-Type)``, or None for a field the full check weighs.
+
+    ``names`` are the lower-case names of ``values``, all tokens.
+    """
+    present = set(names)
+    if len(present) < len(names) and any(names.count(name) > 1 for name in _ONCE):
         return None
     # An empty name; a coded body (RFC 9110 §8.4), body_inspector's to judge in full.
     if not present.isdisjoint(_DECLINED_NAMES):
         return None
     # RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two).
-    if b"host" in present and _COMMA in values[lowered.index(b"host")]:
+    if b"host" in present and _COMMA in values[names.index(b"host")]:
         return None
     if b"cookie" in present:
-        cookie = values[lowered.index(b"cookie")]
+        cookie = values[names.index(b"cookie")]
         # The rest of what cookie_findings refuses: a backslash escape, a TAB.
         if _BACKSLASH in cookie or _TAB in cookie:
             return None
     return (
-        values[lowered.index(b"content-length")]
+        values[names.index(b"content-length")]
         if b"content-length" in present
         else None,
-        values[lowered.index(b"content-type")] if b"content-type" in present else None,
+        values[names.index(b"content-type")] if b"content-type" in present else None,
     )
 
 
