@@ -59,7 +59,10 @@ CLEAN = [
     ("wsgi-app-path-same", _head(app_path="/api/café/items".encode())),
     ("utf8-header", _head(headers=((b"x-name", "café".encode()),))),
     ("two-cookies-apart", _head(headers=((b"Cookie", b"a=1"), (b"host", b"h")))),
-]
+    # RFC 9110 §5.3: a field may come in several lines; only some names may not.
+    ("repeated-field",
+     _head(headers=((b"accept", b"a/b"), (b"Accept", b"*/*"), (b"host", b"h")))),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("case", "head"), CLEAN, ids=[c[0] for c in CLEAN])
@@ -100,11 +103,13 @@ REFUSED = [
     ("header-invalid", _head(headers=((b"x-a", b"\xc0\xaf"),))),
     ("two-hosts", _head(headers=((b"host", b"a"), (b"Host", b"b")))),
     ("joined-hosts", _head(headers=((b"host", b"a,b"),))),
+    ("joined-hosts-beside-repeated",
+     _head(headers=((b"accept", b"a"), (b"accept", b"b"), (b"host", b"a,b")))),
     ("cookie-octal", _head(headers=((b"cookie", b'a="\\303\\244"'),))),
     ("cookie-tab", _head(headers=((b"cookie", b"a=\tb"),))),
     ("cookie-control", _head(headers=((b"cookie", b"a=\x01"),))),
     ("cookie-nul", _head(headers=((b"cookie", b"a=\x00"),))),
-]
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("case", "head"), REFUSED, ids=[c[0] for c in REFUSED])

@@ -43,6 +43,25 @@ _NAME_JOINER: Final = b"\n"
 _VALUE_JOINER: Final = b" "
 #: A header is a ``[name, value]`` pair (ASGI HTTP connection scope).
 _PAIR_LENGTH: Final = 2
+#: What a header list and each pair may be (``isinstance``; a tuple, not ``list |
+#: tuple``, which builds a union object at every test).
+_SEQUENCES: Final = (list, tuple)
+#: Names a clean head holds at most once. RFC 9112 §3.2: one Host line. RFC 9113
+#: §8.2.3: HTTP/2 may split Cookie in fields (then the full check). RFC 9112 §6.3:
+#: framing the body check must weigh in full (_engine's _framing_finding and
+#: body_inspector's repeated Content-Type).
+_ONCE: Final = (b"host", b"cookie", b"content-length", b"content-type")
+#: Names the full check must weigh: an empty one (no token), and the codings.
+_DECLINED_NAMES: Final = frozenset((b"", b"transfer-encoding", b"content-encoding"))
+# Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ first tries
+# a bytes needle as an int, and raising and clearing that TypeError costs several
+# times the search itself.
+_TAB: Final = 0x09
+_LF: Final = 0x0A
+_CR: Final = 0x0D
+_PERCENT: Final = 0x25
+_COMMA: Final = 0x2C
+_BACKSLASH: Final = 0x5C
 
 
 #: What the body's route needs from a clean head: whether the decoded path holds
@@ -125,23 +144,25 @@ def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | N
     """The decoded path when it is clean but for the look-alike rule, else None."""
     if not raw.isascii():
         return None
+    # The ASCII target as str: "in" with a str needle is a plain search (see _TAB).
+    text = raw.decode("ascii")
     # What a _PATH_TRICK match must contain: a "." at the start of a segment (the
     # path's start, "/" or "\" before it), or an escape "%2e", "%2f" or "%5c".
-    if b"." in raw and (raw.startswith(b".") or b"/." in raw or b"\\." in raw):
+    if "." in text and (text[:1] == "." or "/." in text or "\\." in text):
         return None
-    if b"%" in raw:
-        if b"%2" in raw or b"%5" in raw:
-            lowered = raw.lower()
-            if b"%2e" in lowered or b"%2f" in lowered or b"%5c" in lowered:
+    if "%" in text:
+        if "%2" in text or "%5" in text:
+            lowered = text.lower()
+            if "%2e" in lowered or "%2f" in lowered or "%5c" in lowered:
                 return None
         decoded = strict_unquote(raw)
         # None: a malformed escape. "%" after one decode: double encoding.
-        if decoded is None or b"%" in decoded:
+        if decoded is None or _PERCENT in decoded:
             return None
     else:
         decoded = raw
     # _LINE_CONTROL: TAB, LF, CR.
-    if b"\t" in decoded or b"\n" in decoded or b"\r" in decoded:
+    if _TAB in decoded or _LF in decoded or _CR in decoded:
         return None
     if app_path is not None and app_path != decoded:
         return None
@@ -151,31 +172,32 @@ def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | N
 def _is_clean_query(query: bytes, policy: Policy) -> bool:
     if not query.isascii():
         return False
-    if b"%" not in query:
+    if _PERCENT not in query:
         return is_valid(query, policy)
     # "&", "=" and "+" are ASCII and no sequence spans one, so the whole decoded
     # query is clean exactly when each decoded name and value is.
     decoded = strict_unquote(query.replace(b"+", b" "))
-    return decoded is not None and b"%" not in decoded and is_valid(decoded, policy)
+    return decoded is not None and _PERCENT not in decoded and is_valid(decoded, policy)
 
 
 def _clean_headers(
     headers: object, policy: Policy
 ) -> tuple[bytes | None, bytes | None] | None:
     """``(Content-Length, Content-Type)`` of clean headers, else None."""
-    if not isinstance(headers, list | tuple):
+    if not isinstance(headers, _SEQUENCES):
         return None
     names: list[bytes] = []
     values: list[bytes] = []
+    add_name, add_value = names.append, values.append
     for pair in headers:
         # The shapes _request.RequestHead takes; anything else the full check refuses.
-        if not isinstance(pair, list | tuple) or len(pair) != _PAIR_LENGTH:
+        if not isinstance(pair, _SEQUENCES) or len(pair) != _PAIR_LENGTH:
             return None
         name, value = pair
         if not isinstance(name, bytes) or not isinstance(value, bytes):
             return None
-        names.append(name)
-        values.append(value)
+        add_name(name)
+        add_value(value)
     if not names:
         return None, None
     joined = _NAME_JOINER.join(names)
@@ -183,39 +205,43 @@ def _clean_headers(
     if joined.translate(None, TCHAR) != _NAME_JOINER * (len(names) - 1):
         return None
     lowered = joined.lower().split(_NAME_JOINER)
-    if b"" in lowered:
-        return None
     values_joined = _VALUE_JOINER.join(values)
     # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
     # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
     # controls refused too: stricter for every header, exact for the Cookie one.
-    if b"\r" in values_joined or b"\n" in values_joined:
+    if _CR in values_joined or _LF in values_joined:
         return None
     if not is_valid(values_joined, policy):
         return None
+    return _single_fields(lowered, values)
+
+
+def _single_fields(
+    names: list[bytes], values: list[bytes]
+) -> tuple[bytes | None, bytes | None] | None:
+    """``(Content-Length, Content-Type)``, or None for a field the full check weighs.
+
+    ``names`` are the lower-case names of ``values``, all tokens.
+    """
+    present = set(names)
+    if len(present) < len(names) and any(names.count(name) > 1 for name in _ONCE):
+        return None
+    # An empty name; a coded body (RFC 9110 §8.4), body_inspector's to judge in full.
+    if not present.isdisjoint(_DECLINED_NAMES):
+        return None
     # RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two).
-    hosts = lowered.count(b"host")
-    if hosts > 1 or (hosts and b"," in values[lowered.index(b"host")]):
+    if b"host" in present and _COMMA in values[names.index(b"host")]:
         return None
-    cookies = lowered.count(b"cookie")
-    if cookies > 1:
-        return None  # HTTP/2 may split it in fields (RFC 9113 §8.2.3): slow path
-    if cookies:
-        cookie = values[lowered.index(b"cookie")]
+    if b"cookie" in present:
+        cookie = values[names.index(b"cookie")]
         # The rest of what cookie_findings refuses: a backslash escape, a TAB.
-        if b"\\" in cookie or b"\t" in cookie:
+        if _BACKSLASH in cookie or _TAB in cookie:
             return None
-    # RFC 9112 §6.3: framing the body check must weigh in full (_engine's
-    # _framing_finding and body_inspector's repeated Content-Type).
-    lengths = lowered.count(b"content-length")
-    types = lowered.count(b"content-type")
-    # A coded body (RFC 9110 §8.4) is body_inspector's to judge, in full.
-    coded = b"transfer-encoding" in lowered or b"content-encoding" in lowered
-    if coded or lengths > 1 or types > 1:
-        return None
     return (
-        values[lowered.index(b"content-length")] if lengths else None,
-        values[lowered.index(b"content-type")] if types else None,
+        values[names.index(b"content-length")]
+        if b"content-length" in present
+        else None,
+        values[names.index(b"content-type")] if b"content-type" in present else None,
     )
 
 

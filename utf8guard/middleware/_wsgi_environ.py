@@ -33,6 +33,19 @@ __all__ = [
 _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 #: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
 _CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
+#: At most this many key tuples are remembered by _header_keys; then it starts over.
+_SEEN_KEYS_MAX: Final = 64
+#: Key tuples longer than this (in characters, all keys) are not remembered.
+_SEEN_KEY_CHARS: Final = 4096
+#: ``(key, field name, is a CGI key)`` of the header keys of an environ.
+HeaderKeys = tuple[tuple[str, bytes, bool], ...]
+#: The header keys of environs seen before, by their whole tuple of keys.
+_seen_keys: Final[dict[tuple[str, ...], HeaderKeys]] = {}
+# Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ tries a bytes
+# needle as an int first, and raising and clearing that TypeError costs far more.
+_SLASH: Final = 0x2F
+_QUESTION_MARK: Final = 0x3F
+_NUMBER_SIGN: Final = 0x23
 #: A request head as a WSGI environ gives it: raw path, decoded path, query, headers.
 Parts = tuple[bytes | None, bytes, bytes, list[tuple[bytes, bytes]]]
 
@@ -63,11 +76,11 @@ def py_environ_parts(environ: WSGIEnvironment) -> Parts:
     (``tests/test_speedups_environ.py``, ``fuzz/fuzz_fastlane.py``); environ_parts
     takes it for whatever environ the C function leaves to Python.
     """
-    target = latin1(environ, "RAW_URI") or latin1(environ, "REQUEST_URI")
-    app_path = latin1(environ, "SCRIPT_NAME") + latin1(environ, "PATH_INFO")
-    query = latin1(environ, "QUERY_STRING")
-    headers = [(name, value) for _, name, value in header_items(environ)]
-    return _target_path(target), app_path, query, headers
+    get = environ.get
+    target = _str_bytes(get("RAW_URI")) or _str_bytes(get("REQUEST_URI"))
+    app_path = _str_bytes(get("SCRIPT_NAME")) + _str_bytes(get("PATH_INFO"))
+    query = _str_bytes(get("QUERY_STRING"))
+    return _target_path(target), app_path, query, _headers(environ)[1]
 
 
 def _target_path(target: bytes) -> bytes | None:
@@ -75,11 +88,11 @@ def _target_path(target: bytes) -> bytes | None:
     if not target:
         return None
     # origin-form (RFC 9112 §3.2.1), the common case, starts with "/".
-    absolute = None if target[:1] == b"/" else _ABSOLUTE_FORM.match(target)
+    absolute = None if target[0] == _SLASH else _ABSOLUTE_FORM.match(target)
     path = target[absolute.end() :] if absolute else target
-    if b"?" in path:
+    if _QUESTION_MARK in path:
         path = path.partition(b"?")[0]
-    return path.partition(b"#")[0] if b"#" in path else path
+    return path.partition(b"#")[0] if _NUMBER_SIGN in path else path
 
 
 def head_from(
@@ -100,7 +113,10 @@ def head_from(
 
 def latin1(environ: Mapping[str, object], key: str) -> bytes:
     """The bytes of ``environ[key]``; empty when it is missing or no str."""
-    value = environ.get(key)
+    return _str_bytes(environ.get(key))
+
+
+def _str_bytes(value: object) -> bytes:
     return wsgi_bytes(value) if isinstance(value, str) else b""
 
 
@@ -115,12 +131,48 @@ def wsgi_bytes(value: str) -> bytes:
 
 def header_items(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
     """``(key, lower-case name, value)`` of each header: ``HTTP_*`` and the CGI two."""
-    found = []
-    for key, value in environ.items():
-        http = key[:5] == "HTTP_"
+    keys, pairs = _headers(environ)
+    return [(key, *pair) for key, pair in zip(keys, pairs, strict=True)]
+
+
+def _headers(
+    environ: WSGIEnvironment,
+) -> tuple[list[str], list[tuple[bytes, bytes]]]:
+    """The environ keys of the headers and their ``(name, value)``, in environ order."""
+    keys: list[str] = []
+    pairs: list[tuple[bytes, bytes]] = []
+    add_key, add_pair = keys.append, pairs.append
+    for key, name, cgi in _header_keys(tuple(environ)):
+        value = environ[key]
         # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
-        if isinstance(value, str) and (http or (value and key in _CGI_HEADERS)):
-            found.append((key, _field_name(key), wsgi_bytes(value)))
+        if isinstance(value, str) and (value or not cgi):
+            add_key(key)
+            add_pair((name, wsgi_bytes(value)))
+    return keys, pairs
+
+
+def _header_keys(keys: tuple[str, ...]) -> HeaderKeys:
+    """``(key, field name, is a CGI key)`` of each ``HTTP_*`` and CGI header key.
+
+    Remembered by the whole tuple of keys (:data:`_seen_keys`): a server sends the
+    same keys request after request, and a Python loop over every key costs more
+    than the rest of the translation.
+    """
+    found = _seen_keys.get(keys)
+    if found is None:
+        found = tuple(
+            (key, _field_name(key), key in _CGI_HEADERS)
+            for key in keys
+            if key[:5] == "HTTP_" or key in _CGI_HEADERS
+        )
+        # Bounded: clients choose the header names, so only exact str keys, only
+        # short tuples, and at most _SEEN_KEYS_MAX of them (then it starts over).
+        if all(type(key) is str for key in keys) and (
+            sum(map(len, keys)) <= _SEEN_KEY_CHARS
+        ):
+            if len(_seen_keys) >= _SEEN_KEYS_MAX:
+                _seen_keys.clear()
+            _seen_keys[keys] = found
     return found
 
 
