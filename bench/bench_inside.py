@@ -1,4 +1,4 @@
-"""What the guard adds to a request inside uvicorn: variants side by side in one process.
+"""What the guard adds to a request inside uvicorn: variants in turn in one process.
 
 ``bench_server`` compares a bare and a guarded server by requests per second; this
 says where the difference comes from. One uvicorn process (``--http httptools``)
