@@ -106,6 +106,13 @@ def classify(buf: BytesLike, start: int, end: int, limit: int) -> Kind:
     return Kind.TRUNCATED
 
 
+def _holds(haystack: bytes | bytearray, byte: int, start: int, end: int) -> bool:
+    """``byte`` occurs in ``haystack[start:end]`` (memchr, no slice copied)."""
+    if start == 0 and end == len(haystack):
+        return byte in haystack
+    return haystack.find(byte, start, end) >= 0
+
+
 def _may_refuse(
     buf: BytesLike,
     start: int,
@@ -116,16 +123,27 @@ def _may_refuse(
     """False only if the well-formed ``buf[start:end]``, decoded as ``text``, holds
     no code point the gates cover; cheap when their lead bytes are absent (memchr).
     """
+    if not isinstance(buf, bytes | bytearray):
+        # A memoryview has no find(): all its gates are opened.
+        return _open_gates_match(buf, start, end, text, plan)
+    if plan.tail_byte is not None and not _holds(buf, plan.tail_byte, start, end):
+        # Every looked-up character's encoding holds tail_byte: only regexes are left.
+        for lead, second, regex in plan.patterns:
+            if (
+                _holds(buf, lead, start, end)
+                and _holds(buf, second, start, end)
+                and regex.search(buf, start, end)
+            ):
+                return True
+        return False
     whole = start == 0 and end == len(buf)
-    # A memoryview has no find(): all its gates are opened.
-    haystack = buf if isinstance(buf, bytes | bytearray) else None
     wide = False  # seen a 4-byte lead: text has 4 bytes per character
     tails_found: bool | None = None
+    # The hot loop: _holds inlined (a call costs as much as the memchr on 4 KiB).
     for lead, chars, patterns in plan.gates or ():
-        if haystack is not None:
-            if lead not in haystack if whole else haystack.find(lead, start, end) < 0:
-                continue
-            wide = wide or LEADS[lead].length == MAX_SEQUENCE_BYTES
+        if lead not in buf if whole else buf.find(lead, start, end) < 0:
+            continue
+        wide = wide or LEADS[lead].length == MAX_SEQUENCE_BYTES
         if chars and wide and plan.tails is not None:
             if tails_found is None:
                 tails_found = plan.tails.search(buf, start, end) is not None
@@ -134,15 +152,20 @@ def _may_refuse(
             if char in text:
                 return True
         for second, pattern in patterns:
-            if haystack is not None and (
-                second not in haystack
-                if whole
-                else haystack.find(second, start, end) < 0
-            ):
-                continue
-            if pattern.search(buf, start, end):
+            if (
+                second in buf if whole else buf.find(second, start, end) >= 0
+            ) and pattern.search(buf, start, end):
                 return True
     return False
+
+
+def _open_gates_match(
+    buf: BytesLike, start: int, end: int, text: str, plan: Plan
+) -> bool:
+    """Every gate opened: each looked-up character in ``text``, then each regex."""
+    return any(
+        char in text for _, chars, _ in plan.gates or () for char in chars
+    ) or any(regex.search(buf, start, end) is not None for _, _, regex in plan.patterns)
 
 
 def _refused(buf: BytesLike, start: int, end: int, plan: Plan) -> Violation | None:
@@ -265,6 +288,13 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
         return False  # ill-formed: refused under every policy
     if plan.gates is None:
         return _refused(data, 0, len(data), plan) is None
+    tail = plan.tail_byte
+    if tail is not None and tail not in data:
+        # _may_refuse's first test, inlined: no looked-up character, only regexes.
+        for lead, second, regex in plan.patterns:
+            if lead in data and second in data and regex.search(data):
+                return _refused(data, 0, len(data), plan) is None
+        return True
     # No gate's lead byte (or no gates: the policy refuses no code point).
     if len(data) <= TRANSLATE_MAX_BYTES and 1 not in data.translate(plan.leads):
         return True
