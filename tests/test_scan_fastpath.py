@@ -225,3 +225,10 @@ def test_noncharacter_neighbours_at_every_edge(pad: str) -> None:
                 assert predicate(data, STRICT) is True, hex(ord(char))
             assert find_violation(data, STRICT) is None
             assert find_violation(memoryview(data), STRICT) is None
+
+
+def test_tail_gate_needs_one_tail_byte_and_one_regex() -> None:
+    tail, lead, second, _ = scan._tail_gate(plan_for(STRICT))
+    assert (tail, lead, second) == (0xBF, 0xEF, 0xB7)
+    with pytest.raises(ValueError, match="one tail byte and one regex"):
+        scan._tail_gate(plan_for(IDENTIFIER))
