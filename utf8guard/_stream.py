@@ -18,7 +18,6 @@ from ._scan import (
     BytesLike,
     as_buffer,
     first_violation,
-    is_continuation,
     is_valid,
     iter_range,
 )
@@ -84,7 +83,9 @@ class _Splitter:
         """
         need = LEADS[self.pending[0]].length - len(self.pending)
         taken = 0
-        while taken < min(need, len(buf)) and is_continuation(buf[taken]):
+        for byte in buf[:need]:  # at most 3 bytes
+            if not CONTINUATION_LO <= byte <= CONTINUATION_HI:
+                break
             taken += 1
         joined = self.pending + bytes(buf[:taken])
         if taken < need and taken == len(buf) and _may_continue(joined, 0, len(joined)):
@@ -144,7 +145,8 @@ class IncrementalValidator:
             Utf8Error: the stream so far has a violation.
             TypeError: ``chunk`` is not bytes, bytearray or memoryview.
         """
-        self._raise_if_failed()
+        if self._error is not None:  # _raise_if_failed, inlined: once per chunk
+            raise self._error
         splitter = self._splitter
         if (
             not splitter.pending
