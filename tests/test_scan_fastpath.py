@@ -40,6 +40,7 @@ CASES = [
     ("ascii", b"plain ascii"),
     ("ascii-nul", b"a\x00b"),
     ("latin1", "caf\u00e9".encode()),
+    ("cyrillic-bf", "\u043f\u0440\u0438".encode()),  # 0xBF (STRICT's tail), no lead
     ("ill-formed", b"ok \xc0\xaf"),
     ("truncated-tail", "\u20ac".encode()[:2]),
     ("fullwidth-comma", "\u4f60\uff0c\u597d".encode()),  # lead EF, no B7

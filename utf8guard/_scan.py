@@ -305,6 +305,11 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
                 or _STRICT_REGEX.search(data) is None
             ):
                 return True
+            # _small_is_valid's test for small input, inlined: no gate's lead byte.
+            if len(data) <= TRANSLATE_MAX_BYTES and 1 not in data.translate(
+                _STRICT_PLAN.leads
+            ):
+                return True
             return _small_is_valid(data, text, _STRICT_PLAN)
     if type(data) is not bytes or len(data) > CHUNK_BYTES:
         return find_violation(data, policy) is None
