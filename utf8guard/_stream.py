@@ -65,7 +65,7 @@ class _Splitter:
             self.offset += len(joined)
         carry = len(buf)
         if carry > rest and buf[-1] >= _FIRST_NON_ASCII:  # else nothing unfinished
-            carry = self.unfinished_tail(buf, rest)
+            carry = self._unfinished_tail(buf, rest)
         check((buf, rest, carry, self.offset - rest))
         self.offset += carry - rest
         self.pending = bytes(buf[carry:])
@@ -95,7 +95,7 @@ class _Splitter:
         return joined, taken
 
     @staticmethod
-    def unfinished_tail(buf: BytesLike, start: int) -> int:
+    def _unfinished_tail(buf: BytesLike, start: int) -> int:
         """Where a trailing unfinished sequence begins, else ``len(buf)``."""
         end = pos = len(buf)
         stop = max(end - MAX_SEQUENCE_BYTES, start - 1)
@@ -145,8 +145,7 @@ class IncrementalValidator:
             Utf8Error: the stream so far has a violation.
             TypeError: ``chunk`` is not bytes, bytearray or memoryview.
         """
-        if self._error is not None:  # _raise_if_failed, inlined: once per chunk
-            raise self._error
+        self._raise_if_failed()
         splitter = self._splitter
         if (
             not splitter.pending
