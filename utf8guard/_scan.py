@@ -315,7 +315,9 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
         return find_violation(data, policy) is None
     # Small bytes: first_violation's checks on one chunk, inlined, since each layer
     # between costs about as much as decoding 64 bytes.
-    plan = plan_for(policy)
+    plan = policy._plan
+    if type(plan) is not Plan:
+        plan = plan_for(policy)
     if plan.ascii_clean and data.isascii():
         return True
     try:
