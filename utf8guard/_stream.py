@@ -145,17 +145,18 @@ class IncrementalValidator:
             Utf8Error: the stream so far has a violation.
             TypeError: ``chunk`` is not bytes, bytearray or memoryview.
         """
-        self._raise_if_failed()
         splitter = self._splitter
         if (
-            not splitter.pending
+            self._error is None
+            and not splitter.pending
             and type(chunk) is bytes
             and (not chunk or chunk[-1] < _FIRST_NON_ASCII)
             and is_valid(chunk, self._policy)
         ):
-            # Nothing held, nothing to hold: one call settles the chunk.
+            # Not failed, nothing held, nothing to hold: one call settles the chunk.
             splitter.offset += len(chunk)
             return
+        self._raise_if_failed()
         splitter.push(chunk, self._check)
 
     def finish(self) -> None:
@@ -177,7 +178,7 @@ class IncrementalValidator:
         if found is not None:
             shifted = Violation(found.kind, base + found.start, base + found.end)
             self._error = Utf8Error(shifted, bytes(buf[found.start : found.end]))
-        self._raise_if_failed()
+            self._raise_if_failed()
 
     def _raise_if_failed(self) -> None:
         if self._error is not None:
