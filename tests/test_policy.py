@@ -129,7 +129,13 @@ def test_compiled_pattern_over_all_scalars(policy: Policy) -> None:
 
 def test_plans() -> None:
     assert plan_for(WELL_FORMED) == Plan(
-        None, ascii_clean=True, gates=(), leads=bytes(256), tails=None
+        None,
+        ascii_clean=True,
+        gates=(),
+        leads=bytes(256),
+        tails=None,
+        tail_byte=None,
+        patterns=(),
     )
     assert plan_for(IDENTIFIER).ascii_clean is False
     assert plan_for(STRICT).ascii_clean is True

@@ -40,6 +40,7 @@ CASES = [
     ("ascii", b"plain ascii"),
     ("ascii-nul", b"a\x00b"),
     ("latin1", "caf\u00e9".encode()),
+    ("cyrillic-bf", "\u043f\u0440\u0438".encode()),  # 0xBF (STRICT's tail), no lead
     ("ill-formed", b"ok \xc0\xaf"),
     ("truncated-tail", "\u20ac".encode()[:2]),
     ("fullwidth-comma", "\u4f60\uff0c\u597d".encode()),  # lead EF, no B7
@@ -169,3 +170,66 @@ def test_gates_cover_every_policy(policy: Policy) -> None:
                 assert predicate(data, policy) == expected, (cp, context, policy)
             view = memoryview(small)
             assert (find_violation(view, policy) is None) == expected, (cp, policy)
+
+
+# Unicode ch. 23.7: U+FDD0..U+FDEF and the last two code points of each of 17 planes.
+NONCHARACTERS = [chr(cp) for cp in range(0xFDD0, 0xFDF0)] + [
+    chr(plane << 16 | low) for plane in range(17) for low in (0xFFFE, 0xFFFF)
+]
+# Their neighbours, which STRICT allows: the gates must not refuse them either.
+NEIGHBOURS = ["\ufdcf", "\ufdf0", "\ufffd", "\U0001fffd", "\U0010fffd"]
+# Padding without and with 0xBF, the byte every U+nFFFE/F encoding holds (STRICT's
+# plan.tail_byte): "é" is C3 A9, "п" is D0 BF, "\U0001f600" F0 9F 98 80.
+PADS = {"no-bf": "\u00e9", "bf": "\u043f", "wide": "\U0001f600"}
+
+
+def _placements(char: str, pad: str) -> list[tuple[bytes, int]]:
+    """``char`` at the start and end of small input and around the first 64 KiB chunk
+    boundary (ending at it, starting at it, straddling it), with its offset."""
+    encoded, unit = char.encode(), pad.encode()
+    rows = [(encoded + unit, 0), (unit + encoded, len(unit))]
+    for shift in (len(encoded), 0, 1):  # ends at, starts at, straddles the boundary
+        size = CHUNK - shift  # clean text of this many bytes before ``char``
+        head = unit * (size // len(unit)) + b"a" * (size % len(unit))
+        rows.append((head + encoded + unit * 3, size))
+    return rows
+
+
+def test_gates_strict_tail_byte() -> None:
+    plan = plan_for(STRICT)
+    assert plan.tail_byte == 0xBF
+    looked_up = [char for _, chars, _ in plan.gates or () for char in chars]
+    assert all(0xBF in char.encode() for char in looked_up)
+    assert [(lead, second) for lead, second, _ in plan.patterns] == [(0xEF, 0xB7)]
+    assert plan_for(IDENTIFIER).tail_byte is None
+
+
+@pytest.mark.parametrize("pad", PADS.values(), ids=PADS.keys())
+def test_every_noncharacter_at_every_edge(pad: str) -> None:
+    assert len(NONCHARACTERS) == 66
+    assert reference.is_valid(pad.encode(), STRICT)
+    for char in NONCHARACTERS:
+        for data, start in _placements(char, pad):
+            expected = Violation(Kind.NONCHARACTER, start, start + len(char.encode()))
+            for predicate in PREDICATES:
+                assert predicate(data, STRICT) is False, (hex(ord(char)), start)
+            assert find_violation(data, STRICT) == expected
+            assert find_violation(memoryview(data), STRICT) == expected
+
+
+@pytest.mark.parametrize("pad", PADS.values(), ids=PADS.keys())
+def test_noncharacter_neighbours_at_every_edge(pad: str) -> None:
+    for char in NEIGHBOURS:
+        assert reference.is_valid(char.encode(), STRICT)
+        for data, _ in _placements(char, pad):
+            for predicate in PREDICATES:
+                assert predicate(data, STRICT) is True, hex(ord(char))
+            assert find_violation(data, STRICT) is None
+            assert find_violation(memoryview(data), STRICT) is None
+
+
+def test_tail_gate_needs_one_tail_byte_and_one_regex() -> None:
+    tail, lead, second, _ = scan._tail_gate(plan_for(STRICT))
+    assert (tail, lead, second) == (0xBF, 0xEF, 0xB7)
+    with pytest.raises(ValueError, match="one tail byte and one regex"):
+        scan._tail_gate(plan_for(IDENTIFIER))

@@ -48,6 +48,12 @@ class Plan:
     leads: bytes
     #: one regex for the last two bytes of every looked-up character, or None
     tails: re.Pattern[bytes] | None
+    #: the first byte of ``tails``, which every looked-up character's encoding holds:
+    #: where it is absent (one memchr) only ``patterns`` can match; None with ``tails``
+    tail_byte: int | None
+    #: every gate's regex as ``(lead, second, regex)``: all that is left to run where
+    #: ``tail_byte`` is absent
+    patterns: tuple[tuple[int, int, re.Pattern[bytes]], ...]
 
 
 def _byte_classes(lo: int, hi: int) -> list[ByteClasses]:
@@ -117,8 +123,9 @@ def _gates(refused: tuple[tuple[Kind, Ranges], ...]) -> tuple[Gate, ...] | None:
     )
 
 
-def _tails(gates: tuple[Gate, ...]) -> re.Pattern[bytes] | None:
-    """One regex for the last two bytes of every looked-up character, or None.
+def _tails(gates: tuple[Gate, ...]) -> tuple[re.Pattern[bytes], int] | None:
+    """One regex for the last two bytes of every looked-up character, and the byte they
+    all start with; or None.
 
     Only when all are encoded in 3 or 4 bytes and their tails share a first byte, so
     ``re`` scans for one literal byte. In a 4-byte-per-character str each lookup costs
@@ -129,9 +136,10 @@ def _tails(gates: tuple[Gate, ...]) -> re.Pattern[bytes] | None:
     if min(map(len, encodings), default=0) < 3:
         return None
     tails = sorted({encoding[-2:] for encoding in encodings})
-    if len({tail[0] for tail in tails}) != 1:
+    firsts = {tail[0] for tail in tails}
+    if len(firsts) != 1:
         return None
-    return re.compile(b"|".join(map(re.escape, tails)))
+    return re.compile(b"|".join(map(re.escape, tails))), firsts.pop()
 
 
 def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
@@ -141,7 +149,15 @@ def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
         for kind, ranges in refused
     }
     if not groups:
-        return Plan(None, ascii_clean=True, gates=(), leads=bytes(256), tails=None)
+        return Plan(
+            None,
+            ascii_clean=True,
+            gates=(),
+            leads=bytes(256),
+            tails=None,
+            tail_byte=None,
+            patterns=(),
+        )
     pattern = re.compile(
         b"|".join(
             b"(?P<%s>%s)" % (kind.value.encode(), _alternation(seqs))
@@ -151,12 +167,20 @@ def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
     ascii_clean = all(seq[0][0] > 0x7F for seqs in groups.values() for seq in seqs)
     gates = _gates(refused)
     lead_bytes = {lead for lead, _, _ in gates or ()}
+    tails, tail_byte = (_tails(gates) if gates else None) or (None, None)
     return Plan(
         pattern,
         ascii_clean=ascii_clean,
         gates=gates,
         leads=bytes(b in lead_bytes for b in range(256)),
-        tails=_tails(gates) if gates else None,
+        tails=tails,
+        # STRICT: 0xBF, absent from bench_core's German and emoji text.
+        tail_byte=tail_byte,
+        patterns=tuple(
+            (lead, second, regex)
+            for lead, _, regexes in gates or ()
+            for second, regex in regexes
+        ),
     )
 
 
