@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -136,16 +137,22 @@ PLANTED: dict[str, tuple[str, str, Callable[..., object]]] = {
 }
 
 
+def seed_failures(check: Callable[[bytes], None], seeds: list[Path]) -> list[str]:
+    """The assertion messages ``check`` raises on each of ``seeds``."""
+    failures = []
+    for path in seeds:
+        try:
+            check(path.read_bytes())
+        except AssertionError as exc:
+            failures.append(str(exc))
+    return failures
+
+
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_harness_catches_planted_bug(bug: str, monkeypatch: pytest.MonkeyPatch) -> None:
     function, expected, broken = PLANTED[bug]
     monkeypatch.setattr(speedups, function, broken)
-    failures = []
-    for path in SEED_FILES:
-        try:
-            fuzz_fastlane.check(path.read_bytes())
-        except AssertionError as exc:
-            failures.append(str(exc))
+    failures = seed_failures(fuzz_fastlane.check, SEED_FILES)
     assert failures, f"every seed passed with {bug} planted"
     assert any(expected in message for message in failures), failures[0]
     assert all("input (" in message for message in failures)

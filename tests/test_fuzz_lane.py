@@ -10,6 +10,8 @@ import pytest
 from fuzz import fuzz_lane
 from fuzz.run import SEEDS
 
+from .test_fuzz_fastlane import seed_failures
+
 speedups = pytest.importorskip("utf8guard._speedups")
 
 SEED_FILES = sorted((SEEDS / "lane").iterdir())
@@ -75,12 +77,7 @@ PLANTED: dict[str, tuple[str, str, Callable[..., object]]] = {
 def test_harness_catches_planted_bug(bug: str, monkeypatch: pytest.MonkeyPatch) -> None:
     function, expected, broken = PLANTED[bug]
     monkeypatch.setattr(speedups, function, broken)
-    failures = []
-    for path in SEED_FILES:
-        try:
-            fuzz_lane.check(path.read_bytes())
-        except AssertionError as exc:
-            failures.append(str(exc))
+    failures = seed_failures(fuzz_lane.check, SEED_FILES)
     assert failures, f"every seed passed with {bug} planted"
     assert any(expected in message for message in failures), failures[0]
 
