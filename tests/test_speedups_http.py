@@ -530,3 +530,13 @@ def test_a_policy_subclass_is_read_where_python_reads_it() -> None:
     assert (
         both(b"/a", None, b"", [(b"a", b"\x00")], path, query, custom)[0] == "returned"
     )
+
+
+def test_an_empty_name_is_declined_before_the_policy_is_read() -> None:
+    # A fuzz finding (fuzz_fastlane, fuzz_lane): the Python twin once read the header
+    # policy before it declined an empty name (no token, RFC 9110 §5.1), and raised
+    # for a policy that is no Policy where the C twin declined.
+    path, query, _ = POLICIES[0]
+    bad = object()
+    for headers in ([(b"", b"x")], [(b"a", b"b"), (b"", b"x")], [(b"", b"")]):
+        assert both(b"/a", None, b"", headers, path, query, bad) == DECLINED

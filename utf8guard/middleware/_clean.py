@@ -51,8 +51,8 @@ _SEQUENCES: Final = (list, tuple)
 #: framing the body check must weigh in full (_engine's _framing_finding and
 #: body_inspector's repeated Content-Type).
 _ONCE: Final = (b"host", b"cookie", b"content-length", b"content-type")
-#: Names the full check must weigh: an empty one (no token), and the codings.
-_DECLINED_NAMES: Final = frozenset((b"", b"transfer-encoding", b"content-encoding"))
+#: Names the full check must weigh: the codings.
+_DECLINED_NAMES: Final = frozenset((b"transfer-encoding", b"content-encoding"))
 # Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ first tries
 # a bytes needle as an int, and raising and clearing that TypeError costs several
 # times the search itself.
@@ -201,10 +201,14 @@ def _clean_headers(
     if not names:
         return None, None
     joined = _NAME_JOINER.join(names)
-    # Every name a token: nothing but tchar between the joiners, and none empty.
+    # Every name a token (RFC 9110 §5.1, 1*tchar): nothing but tchar between the
+    # joiners, and none empty (which the joiners alone do not show); both before the
+    # policy is read, as in the C twin.
     if joined.translate(None, TCHAR) != _NAME_JOINER * (len(names) - 1):
         return None
     lowered = joined.lower().split(_NAME_JOINER)
+    if b"" in lowered:
+        return None
     values_joined = _VALUE_JOINER.join(values)
     # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
     # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
@@ -226,7 +230,7 @@ def _single_fields(
     present = set(names)
     if len(present) < len(names) and any(names.count(name) > 1 for name in _ONCE):
         return None
-    # An empty name; a coded body (RFC 9110 §8.4), body_inspector's to judge in full.
+    # A coded body (RFC 9110 §8.4), body_inspector's to judge in full.
     if not present.isdisjoint(_DECLINED_NAMES):
         return None
     # RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two).
