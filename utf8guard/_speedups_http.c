@@ -263,11 +263,9 @@ static int app_path_matches(PyObject *app_path, PyObject *raw, int escaped,
     return truth < 0 ? -1 : !truth;
 }
 
-/* raw is exact bytes; sets *non_ascii to whether the decoded path holds non-ASCII.
- * With `lookalike`, a decoded path holding a look-alike separator is not clean
- * (py clean_head's LOOKALIKE search, for the lane of _speedups_lane.c). */
+/* raw is exact bytes; sets *non_ascii to whether the decoded path holds non-ASCII. */
 static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
-                      int lookalike, int *non_ascii) {
+                      int *non_ascii) {
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(raw);
     size_t n = (size_t)PyBytes_GET_SIZE(raw);
     if (path_is_suspect(p, n))
@@ -297,12 +295,22 @@ static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
         rc = speedups_policy_is_valid(decoded, len, policy);
     if (rc == 1)
         *non_ascii = !is_ascii(decoded, len);
-    if (rc == 1 && lookalike && *non_ascii) {
-        int found = speedups_has_lookalike(decoded, len);
-        rc = found < 0 ? -1 : !found;
-    }
     buffer_free(&buf);
     return rc;
+}
+
+/* py is_lookalike_free of a clean raw path (so every escape decodes): 1, 0, -1. */
+static int lookalike_free(PyObject *raw) {
+    const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(raw);
+    size_t n = (size_t)PyBytes_GET_SIZE(raw);
+    buffer_t buf;
+    uint8_t *out = buffer_get(&buf, n);
+    if (out == NULL)
+        return -1;
+    Py_ssize_t got = unquote(p, n, out, 0);
+    int found = got < 0 ? 1 : speedups_has_lookalike(out, (size_t)got);
+    buffer_free(&buf);
+    return found < 0 ? -1 : !found;
 }
 
 /* query is exact bytes. "&", "=" and "+" are ASCII and no sequence spans one, so the
@@ -677,11 +685,14 @@ int speedups_scan_parts(PyObject *const parts[4], PyObject *const policies[3],
     PyObject *raw_path = parts[0], *app_path = parts[1], *query = parts[2];
     if (!PyBytes_CheckExact(raw_path) || !PyBytes_CheckExact(query))
         return 0;
-    int rc = clean_path(raw_path, app_path, policies[0], lookalike, &found->non_ascii);
+    int rc = clean_path(raw_path, app_path, policies[0], &found->non_ascii);
     if (rc == 1)
         rc = clean_query(query, policies[1]);
     if (rc == 1)
         rc = clean_headers(parts[3], policies[2], &found->length, &found->type,
                            &found->owned);
+    /* Last, as py head_plan weighs it after py_scan_head. */
+    if (rc == 1 && lookalike && found->non_ascii)
+        rc = lookalike_free(raw_path);
     return rc;
 }

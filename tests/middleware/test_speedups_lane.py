@@ -441,3 +441,23 @@ def test_head_plan_arguments() -> None:
     with pytest.raises(TypeError):
         speedups.head_plan((1,), b"/", None, b"", [], True)
     assert head(lane, None, b"/", b"", [], True) is None  # no raw target: full check
+
+
+def test_the_lookalike_rule_is_weighed_after_the_headers() -> None:
+    # A fuzz finding (fuzz_lane): the C twin once declined a look-alike path before
+    # reading the header policy, where Python read it first and raised for a policy
+    # that is no Policy. Both now weigh the look-alike rule last.
+    default = GuardConfig()
+    lane: tuple[object, ...] = (
+        default.effective_path_policy,
+        default.policy,
+        object(),
+        True,
+        0,
+        {},
+    )
+    request = scope(raw_path=b"/a%E2%88%95", headers=[(b"host", "é".encode())])
+    with pytest.raises(AttributeError):
+        speedups.asgi_plan(lane, request)
+    with pytest.raises(AttributeError):
+        py_asgi_plan(lane, request)  # type: ignore[arg-type]
