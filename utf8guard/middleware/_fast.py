@@ -7,11 +7,12 @@ Every other request, and every one whose body turns out otherwise (a refusal, mo
 pieces than one, a short read), takes the full check of :mod:`._engine` and
 :mod:`._flow`, which decides the same way; the lane only saves time. Pure.
 
-The ASGI adapter takes each decision in one call, :func:`asgi_plan` for the scope
-and :func:`whole_plain_json` for a JSON body's message: inside a server a chain of
-small Python steps costs two to three times what it costs in a loop (cold caches),
-so the C accelerator has both as single functions (``_speedups_lane.c``), held to
-the ``py_`` twins here by the tests.
+The adapters take each decision in one call: :func:`asgi_plan` for an ASGI scope,
+:func:`head_plan` for a WSGI head, :func:`whole_plain_json` for a JSON body's
+message. Inside a server a chain of small Python steps costs two to three times what
+it costs in a loop (cold caches), so the C accelerator has each as one function
+(``_speedups_lane.c``), held to the ``py_`` twins here by the tests and
+``fuzz/fuzz_lane.py``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ __all__ = [
     "head_plan",
     "is_clean_body",
     "is_clean_json",
+    "is_clean_whole",
     "lane_for",
     "py_asgi_plan",
     "py_head_plan",
@@ -168,6 +170,25 @@ def remember_kind(lane: Lane, content_type: bytes, config: GuardConfig) -> None:
     kinds = lane[5]
     if content_type not in kinds and len(kinds) < _KINDS_REMEMBERED:
         kinds[content_type] = body_kind(content_type, config) == "json"
+
+
+def is_clean_whole(
+    body: bytes | None,
+    plan: int | tuple[int, bytes | None],
+    lane: Lane,
+    config: GuardConfig,
+) -> bool:
+    """Whether ``body``, all of the body ``plan`` announced (None: it was not), is
+    clean: a type remembered as JSON by its inspector, else by
+    :func:`is_clean_body`, remembering the Content-Type's kind for next time."""
+    if body is None:
+        return False
+    if isinstance(plan, int):
+        return is_clean_json(body, config.policy)
+    content_type = plan[1]
+    if content_type is not None:
+        remember_kind(lane, content_type, config)
+    return is_clean_body(body, content_type, config)
 
 
 def is_clean_body(body: bytes, content_type: bytes | None, config: GuardConfig) -> bool:

@@ -18,10 +18,8 @@ from ._fast import (
     Lane,
     Plan,
     asgi_plan,
-    is_clean_body,
-    is_clean_json,
+    is_clean_whole,
     lane_for,
-    remember_kind,
     whole_body,
     whole_plain_json,
 )
@@ -82,7 +80,12 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
                 message = await receive()
                 # A JSON type's length: one call for the common body.
                 clean = type(plan) is int and self._plain_json(message, plan)
-                if clean or self._is_clean(message, plan):
+                if clean or is_clean_whole(
+                    whole_body(message, plan if isinstance(plan, int) else plan[0]),
+                    plan,
+                    self._lane,
+                    self.config,
+                ):
                     await self.app(scope, _Prepend(message, receive), send)
                     return
                 # Anything else the full check decides, on the same messages.
@@ -140,19 +143,6 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         if not isinstance(path, str) or may_be_excluded(path, self.config):
             return None
         return asgi_plan(self._lane, scope)
-
-    def _is_clean(self, message: Message, plan: int | tuple[int, bytes | None]) -> bool:
-        """Whether ``message`` is the whole body ``plan`` announced, and clean
-        (when :func:`._fast.whole_plain_json` could not tell)."""
-        config = self.config
-        if isinstance(plan, int):
-            body = whole_body(message, plan)
-            return body is not None and is_clean_json(body, config.policy)
-        length, content_type = plan
-        if content_type is not None:
-            remember_kind(self._lane, content_type, config)
-        body = whole_body(message, length)
-        return body is not None and is_clean_body(body, content_type, config)
 
 
 class _Prepend:

@@ -16,16 +16,7 @@ from .._repair import repair
 from ._config import GuardConfig
 from ._engine import check_head
 from ._exclude import is_excluded, may_be_excluded
-from ._fast import (
-    NO_BODY,
-    Lane,
-    Plan,
-    head_plan,
-    is_clean_body,
-    is_clean_json,
-    lane_for,
-    remember_kind,
-)
+from ._fast import NO_BODY, Lane, Plan, head_plan, is_clean_whole, lane_for
 from ._finding import RequestSummary
 from ._flow import BodyBuffer, BodyFlow, Route
 from ._guard import Guard
@@ -102,7 +93,7 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
             body = read_whole(environ, plan if isinstance(plan, int) else plan[0])
             if body is not None:
                 environ["wsgi.input"] = io.BytesIO(body)
-                if self._is_clean(body, plan):
+                if is_clean_whole(body, plan, self._lane, self.config):
                     environ["wsgi.input_terminated"] = True
                     return self.app(environ, start_response)
             # Anything else the full check decides, on the same bytes.
@@ -137,16 +128,6 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
             return None
         bodiless = not has_body(environ)
         return head_plan(self._lane, raw_path, app_path, query, headers, bodiless)
-
-    def _is_clean(self, body: bytes, plan: int | tuple[int, bytes | None]) -> bool:
-        """Whether the whole ``body`` that ``plan`` announced is clean."""
-        config = self.config
-        if isinstance(plan, int):  # a type remembered as JSON
-            return is_clean_json(body, config.policy)
-        content_type = plan[1]
-        if content_type is not None:
-            remember_kind(self._lane, content_type, config)
-        return is_clean_body(body, content_type, config)
 
     def _respond(
         self, flow: BodyFlow, environ: WSGIEnvironment, start_response: StartResponse
