@@ -10,6 +10,8 @@ from bench import bench_inside
 from bench.bench_request import JSON_BODY, asgi_scope
 from utf8guard.middleware.asgi import Message
 
+from .middleware.test_adapters import body_messages, exchange
+
 
 def _serve(
     app: bench_inside.Dispatcher, method: str, path: str | None = None
@@ -17,17 +19,7 @@ def _serve(
     scope, body = asgi_scope(method)
     if path is not None:
         scope["path"] = path
-    inbox: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
-    outbox: list[Message] = []
-
-    async def receive() -> Message:
-        return inbox.pop(0) if inbox else {"type": "http.disconnect"}
-
-    async def send(message: Message) -> None:
-        outbox.append(message)
-
-    asyncio.run(app(scope, receive, send))
-    return outbox
+    return exchange(app, scope, body_messages([body]))
 
 
 def test_each_variant_answers_in_turn_and_is_timed() -> None:

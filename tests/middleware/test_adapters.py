@@ -25,7 +25,7 @@ from utf8guard.middleware import (
     ViolationEvent,
 )
 from utf8guard.middleware._config import GuardOptions
-from utf8guard.middleware.asgi import Message, Receive, Scope, Send
+from utf8guard.middleware.asgi import ASGIApp, Message, Receive, Scope, Send
 
 from .attack_table import MAX_BODY_BYTES, ROWS, Row
 
@@ -122,11 +122,33 @@ def http_scope(
 
 def request_messages(body: bytes) -> list[Message]:
     """``http.request`` messages carrying ``body`` in the chunks a server would use."""
-    pieces = _chunks(body)
+    return body_messages(_chunks(body))
+
+
+def body_messages(pieces: list[bytes]) -> list[Message]:
+    """One ``http.request`` message per piece, the last one ending the body."""
     return [
         {"type": "http.request", "body": piece, "more_body": i < len(pieces) - 1}
         for i, piece in enumerate(pieces)
     ]
+
+
+def exchange(app: ASGIApp, scope: Scope, inbox: list[Message]) -> list[Message]:
+    """Run ``app`` on ``scope``, its ``receive`` giving ``inbox`` and then
+    ``http.disconnect``; the messages it sent."""
+    outbox: list[Message] = []
+
+    async def receive() -> Message:
+        return inbox.pop(0) if inbox else {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        outbox.append(message)
+
+    async def run() -> None:
+        await app(scope, receive, send)
+
+    asyncio.run(run())
+    return outbox
 
 
 def run_asgi(row: Row, options: dict[str, object]) -> Answer:
@@ -139,16 +161,7 @@ def run_asgi(row: Row, options: dict[str, object]) -> Answer:
         **options,  # type: ignore[arg-type]  # the CONFIGS values, checked at runtime
     )
     scope = http_scope(method, target, headers, body)
-    inbox = request_messages(body)
-    outbox: list[Message] = []
-
-    async def receive() -> Message:
-        return inbox.pop(0) if inbox else {"type": "http.disconnect"}
-
-    async def send(message: Message) -> None:
-        outbox.append(message)
-
-    asyncio.run(app(scope, receive, send))
+    outbox = exchange(app, scope, request_messages(body))
     status = outbox[0]["status"]
     assert isinstance(status, int)
     reply = b"".join(_body_bytes(m) for m in outbox[1:])

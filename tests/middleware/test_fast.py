@@ -32,7 +32,14 @@ from utf8guard.middleware._fast import Lane, remember_kind
 from utf8guard.middleware.asgi import Message, Receive, Scope, Send
 
 from .attack_table import MAX_BODY_BYTES, ROWS, Row
-from .test_adapters import CONFIGS, asgi_echo, http_scope, wsgi_echo
+from .test_adapters import (
+    CONFIGS,
+    asgi_echo,
+    body_messages,
+    exchange,
+    http_scope,
+    wsgi_echo,
+)
 from .test_wsgi import make_environ
 
 if TYPE_CHECKING:
@@ -67,19 +74,7 @@ def run_asgi(
     )
     if warm:
         _warm(app._lane, scope["headers"], app.config)
-    inbox: list[Message] = [
-        {"type": "http.request", "body": piece, "more_body": i < len(pieces) - 1}
-        for i, piece in enumerate(pieces)
-    ]
-    outbox: list[Message] = []
-
-    async def receive() -> Message:
-        return inbox.pop(0) if inbox else {"type": "http.disconnect"}
-
-    async def send(message: Message) -> None:
-        outbox.append(message)
-
-    asyncio.run(app(scope, receive, send))
+    outbox = exchange(app, scope, body_messages(pieces))
     if not outbox:
         return 0, b"", [(e, "") for e in events]
     status = outbox[0]["status"]

@@ -17,6 +17,8 @@ from utf8guard.middleware._finding import Finding, Location, RequestKind
 from utf8guard.middleware._sniff import SniffingInspector
 from utf8guard.middleware.asgi import Message, Receive, Scope, Send
 
+from .test_adapters import body_messages, exchange
+
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
@@ -176,12 +178,7 @@ def asgi_run(
     headers: list[tuple[bytes, bytes]], pieces: list[bytes], **options: object
 ) -> tuple[int, list[Message]]:
     """Status, and the body messages the app received."""
-    inbox: list[Message] = [
-        {"type": "http.request", "body": p, "more_body": i < len(pieces) - 1}
-        for i, p in enumerate(pieces)
-    ]
     seen: list[Message] = []
-    sent: list[Message] = []
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         more = True
@@ -192,12 +189,6 @@ def asgi_run(
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 
-    async def receive() -> Message:
-        return inbox.pop(0) if inbox else {"type": "http.disconnect"}
-
-    async def send(message: Message) -> None:
-        sent.append(message)
-
     scope: Scope = {
         "type": "http",
         "path": "/",
@@ -206,7 +197,7 @@ def asgi_run(
         "headers": headers,
     }
     guard = Utf8GuardMiddleware(app, **options)  # type: ignore[arg-type]  # test options
-    asyncio.run(guard(scope, receive, send))
+    sent = exchange(guard, scope, body_messages(pieces))
     status = sent[0]["status"]
     assert isinstance(status, int)
     return status, seen
