@@ -386,8 +386,18 @@ int speedups_policy_mask(PyObject *policy, unsigned *mask) {
     return policy_mask(policy, mask);
 }
 
+/* Inputs shorter than this (a path, a query, a header value) take the exact scan:
+ * a vector kernel would read them as one padded block, and inside a server its code
+ * is cold on every request, so the small exact loop is the faster of the two there
+ * (bench/README.md, "Inside a server"). The exact scan is the scalar ISA's whole
+ * scan, so the verdict is the same. */
+#define SHORT_SCAN_BYTES 64
+
 int speedups_is_valid(const uint8_t *p, size_t len, unsigned mask) {
     found_t f;
+    size_t next;
+    if (len < SHORT_SCAN_BYTES)
+        return !scan_exact(p, 0, len, len, mask, &f, &next);
     return !ISAS[current_isa].scan(p, 0, len, mask, &f);
 }
 
