@@ -169,9 +169,16 @@ static long long content_length(PyObject *value) {
 
 /* `version in ("1.0", "1.1")` for an exact str (py: type(version) is str). */
 static int is_http1(PyObject *version) {
-    return PyUnicode_CheckExact(version) &&
-           (PyUnicode_CompareWithASCIIString(version, "1.1") == 0 ||
-            PyUnicode_CompareWithASCIIString(version, "1.0") == 0);
+    if (!PyUnicode_CheckExact(version))
+        return 0;
+    if (PyUnicode_IS_COMPACT_ASCII(version)) {
+        /* Read in place: a server's "1.1" (no call into the str machinery). */
+        const char *v = (const char *)PyUnicode_DATA(version);
+        return PyUnicode_GET_LENGTH(version) == 3 && v[0] == '1' && v[1] == '.' &&
+               (v[2] == '1' || v[2] == '0');
+    }
+    return PyUnicode_CompareWithASCIIString(version, "1.1") == 0 ||
+           PyUnicode_CompareWithASCIIString(version, "1.0") == 0;
 }
 
 /* From a clean head's fields to the plan (py head_plan, after the scan). */
