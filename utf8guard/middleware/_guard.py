@@ -38,3 +38,7 @@ class Guard(Generic[App]):
         """
         self.app = app
         self.config = configure(config, options)
+        self._ready()
+
+    def _ready(self) -> None:
+        """Work done once per middleware, after ``config`` is set (the adapters')."""

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Sequence
-from functools import cached_property, partial
+from functools import partial
 from typing import Final
 
 from ._config import GuardConfig
@@ -70,27 +70,33 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = scope["type"]
-        if kind == "http":
+        # The lane: a clean request in two C calls (or Python twins). This frame is
+        # kept small: inside a server it is cold on every request, and the full
+        # check's locals (closure cells among them) are made in _check's frame.
+        if scope["type"] == "http":
             plan = self._plan(scope)
             if plan == NO_BODY:
-                await self.app(scope, receive, send)
-                return
+                return await self.app(scope, receive, send)
             if plan is not None:
                 message = await receive()
                 # A JSON type's length: one call for the common body.
-                clean = type(plan) is int and self._plain_json(message, plan)
-                if clean or is_clean_whole(
+                if (
+                    type(plan) is int and whole_plain_json(self._lane, message, plan)
+                ) or is_clean_whole(
                     whole_body(message, plan if isinstance(plan, int) else plan[0]),
                     plan,
                     self._lane,
                     self.config,
                 ):
-                    await self.app(scope, _Prepend(message, receive), send)
-                    return
+                    return await self.app(scope, _Prepend(message, receive), send)
                 # Anything else the full check decides, on the same messages.
                 receive = _Prepend(message, receive)
-        elif kind != "websocket":
+        return await self._check(scope, receive, send)
+
+    async def _check(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The full check of an ``http`` or ``websocket`` scope; others pass."""
+        kind = scope["type"]
+        if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         head = _head(scope)
@@ -123,20 +129,16 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         flow = BodyFlow(verdict, self.config, scope_type, has_body=has_body)
         await _Exchange(self.app, flow, scope, verdict.head.headers).run(receive, send)
 
-    @cached_property
-    def _lane(self) -> Lane:
-        return lane_for(self.config)
-
-    @cached_property
-    def _plan(self) -> Callable[[Scope], Plan]:
-        """:func:`._fast.asgi_plan` for an HTTP scope (None: the full check)."""
-        if self.config.exclude_paths:
-            return self._plan_unless_excluded
-        return partial(asgi_plan, self._lane)
-
-    @cached_property
-    def _plain_json(self) -> Callable[[Message, int], bool]:
-        return partial(whole_plain_json, self._lane)
+    def _ready(self) -> None:
+        # Plain attributes, read through the interpreter's per-site cache; a
+        # cached_property on the class sends every read through the type's MRO.
+        self._lane: Lane = lane_for(self.config)
+        #: asgi_plan for an HTTP scope (None: the full check).
+        self._plan: Callable[[Scope], Plan] = (
+            self._plan_unless_excluded
+            if self.config.exclude_paths
+            else partial(asgi_plan, self._lane)
+        )
 
     def _plan_unless_excluded(self, scope: Scope) -> Plan:
         path = scope.get("path")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator, Mapping
-from functools import cached_property
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
@@ -113,10 +112,9 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         flow = BodyFlow(verdict, self.config, SCOPE_TYPE, has_body=has_body(environ))
         return self._respond(flow, environ, start_response)
 
-    @cached_property
-    def _lane(self) -> Lane:
+    def _ready(self) -> None:
         # A body read in one call, as the full check's first read would take it.
-        return lane_for(self.config, REPLAY_BYTES)
+        self._lane: Lane = lane_for(self.config, REPLAY_BYTES)
 
     def _plan(self, environ: WSGIEnvironment, parts: Parts) -> Plan:
         """:func:`._fast.head_plan` for a WSGI request (None: the full check)."""
