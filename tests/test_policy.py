@@ -17,7 +17,6 @@ from utf8guard._plan import (
     plan_for,
 )
 from utf8guard._policy import BIDI_CONTROLS, PRIVATE_USE, refused_ranges
-from utf8guard._tables import MAX_SEQUENCE_BYTES
 
 from .conftest import ALL_POLICIES
 
@@ -87,12 +86,6 @@ def _agrees(plan: Plan, policy: Policy, cp: int) -> None:
     assert (match and Kind(match.lastgroup)) == (found and found.kind), hex(cp)
     if plan.ascii_clean and cp < 0x80:
         assert found is None
-    if plan.short is not None:
-        # The short regex finds exactly the refused encodings of 1 to 3 bytes.
-        lead, short = plan.short
-        refused_short = found is not None and len(data) < MAX_SEQUENCE_BYTES
-        assert (short.search(data) is not None) == refused_short, hex(cp)
-        assert not refused_short or data[0] == lead
 
 
 # Every end of every refused range and of every UTF-8 length, with its neighbours.
@@ -143,7 +136,6 @@ def test_plans() -> None:
         tails=None,
         tail_byte=None,
         patterns=(),
-        short=None,
     )
     assert plan_for(IDENTIFIER).ascii_clean is False
     assert plan_for(STRICT).ascii_clean is True

@@ -236,7 +236,7 @@ def test_tail_gate_needs_one_tail_byte_and_one_regex() -> None:
 
 
 # One repeating unit per bench_core corpus's script: "п" (D0 BF) holds STRICT's tail
-# byte, U+FF0C (EF BC 8C) its short gate's lead, the emoji its 4-byte leads.
+# byte, U+FF0C (EF BC 8C) its gate's lead, the emoji its 4-byte leads.
 SCRIPTS = {
     "ascii": "the quick brown fox ",
     "german": "Gr\u00f6\u00dfe \u00dcbung f\u00fcr ",
@@ -290,9 +290,10 @@ def test_screen_in_each_script(unit: str, size: int) -> None:
                 assert find_violation(data, policy) == expected
 
 
-def test_short_gate_needs_a_short_regex() -> None:
-    lead, regex, wide = scan._short_gate(plan_for(STRICT))
-    assert (lead, wide) == (0xEF, (0xF4, 0xF3, 0xF2, 0xF1, 0xF0))
-    assert regex.pattern == b"\xef(?:\\xb7[\\x90-\\xaf]|\\xbf[\\xbe-\\xbf])"
-    with pytest.raises(ValueError, match="needs a short regex"):
-        scan._short_gate(plan_for(IDENTIFIER))
+def test_narrow_gate_needs_4_byte_gates_and_one_other() -> None:
+    wide, *lookups = scan._narrow_gate(plan_for(STRICT), 0xEF)
+    assert (wide, lookups) == ((0xF4, 0xF3, 0xF2, 0xF1, 0xF0), ["\ufffe", "\uffff"])
+    with pytest.raises(ValueError, match="4-byte gates and one other"):
+        scan._narrow_gate(plan_for(IDENTIFIER), 0xEF)
+    with pytest.raises(ValueError, match="4-byte gates and one other"):
+        scan._narrow_gate(plan_for(STRICT), 0xF0)

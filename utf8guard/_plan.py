@@ -13,7 +13,6 @@ from typing import Final
 
 from ._policy import Policy, refused_ranges
 from ._ranges import Ranges
-from ._tables import MAX_SEQUENCE_BYTES
 from ._violation import Kind
 
 __all__ = ["Gate", "Plan", "plan_for"]
@@ -55,10 +54,6 @@ class Plan:
     #: every gate's regex as ``(lead, second, regex)``: all that is left to run where
     #: ``tail_byte`` is absent
     patterns: tuple[tuple[int, int, re.Pattern[bytes]], ...]
-    #: ``(lead, regex)`` when every refused encoding shorter than 4 bytes starts with
-    #: the one byte ``lead``: ``regex`` matches all of them, so where no gate's 4-byte
-    #: lead occurs it alone decides; None otherwise
-    short: tuple[int, re.Pattern[bytes]] | None
 
 
 def _byte_classes(lo: int, hi: int) -> list[ByteClasses]:
@@ -147,25 +142,6 @@ def _tails(gates: tuple[Gate, ...]) -> tuple[re.Pattern[bytes], int] | None:
     return re.compile(b"|".join(map(re.escape, tails))), firsts.pop()
 
 
-def _short(sequences: list[ByteClasses]) -> tuple[int, re.Pattern[bytes]] | None:
-    """One regex for every refused encoding shorter than 4 bytes, if they share a lead.
-
-    Its literal first byte lets ``re`` scan for that byte alone. STRICT: ``EF (B7
-    [90-AF] | BF [BE BF])``, U+FDD0..U+FDEF, U+FFFE and U+FFFF: where no 4-byte lead
-    occurs (so no code point above U+FFFF), one scan decides, instead of a lookup
-    per character and a regex (measured faster from 4 KiB to 64 KiB on bench_core's
-    CJK and JSON corpora).
-    """
-    short = [seq for seq in sequences if len(seq) < MAX_SEQUENCE_BYTES]
-    # One first-byte class of one byte: {lo, hi} has one element.
-    leads = {byte for seq in short for byte in seq[0]}
-    if len(leads) != 1:
-        return None
-    lead = leads.pop()
-    rest = _alternation([seq[1:] for seq in short])
-    return lead, re.compile(re.escape(bytes([lead])) + b"(?:" + rest + b")")
-
-
 def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
     """One named group per kind, so a match says which rule it broke (``lastgroup``)."""
     groups = {
@@ -181,7 +157,6 @@ def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
             tails=None,
             tail_byte=None,
             patterns=(),
-            short=None,
         )
     pattern = re.compile(
         b"|".join(
@@ -206,7 +181,6 @@ def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
             for lead, _, regexes in gates or ()
             for second, regex in regexes
         ),
-        short=_short([seq for seqs in groups.values() for seq in seqs]),
     )
 
 

@@ -17,7 +17,7 @@ from typing import Final
 from ._accel import compiled_first_violation, compiled_is_valid
 from ._plan import Plan, plan_for
 from ._policy import STRICT, Policy
-from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
+from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS
 from ._violation import Kind, Utf8Error, Violation
 
 __all__ = [
@@ -42,6 +42,8 @@ CHUNK_BYTES: Final = 1 << 16
 #: violations must not cost a full chunk each (every UnicodeDecodeError copies the slice
 #: it was given).
 RESUME_BYTES: Final = 256
+#: Longest UTF-8 sequence (RFC 3629 §3).
+MAX_SEQUENCE_BYTES: Final = 4
 #: Up to this size one bytes.translate() finds all gate lead bytes faster than one
 #: memchr per gate (measured: 55 ns against 245 ns at 64 bytes, even at 512).
 TRANSLATE_MAX_BYTES: Final = 512
@@ -142,11 +144,7 @@ def _may_refuse(
     for lead, chars, patterns in plan.gates or ():
         if lead not in buf if whole else buf.find(lead, start, end) < 0:
             continue
-        if LEADS[lead].length == MAX_SEQUENCE_BYTES:
-            wide = True
-        elif not wide and plan.short is not None:
-            # 4-byte leads come first: none found, so the one short regex decides.
-            return plan.short[1].search(buf, start, end) is not None
+        wide = wide or LEADS[lead].length == MAX_SEQUENCE_BYTES
         if chars and wide and plan.tails is not None:
             if tails_found is None:
                 tails_found = plan.tails.search(buf, start, end) is not None
@@ -274,28 +272,33 @@ def _tail_gate(plan: Plan) -> tuple[int, int, int, re.Pattern[bytes]]:
     return (plan.tail_byte, *plan.patterns[0])
 
 
-def _short_gate(plan: Plan) -> tuple[int, re.Pattern[bytes], tuple[int, ...]]:
-    """``plan``'s short regex gate and its gates' 4-byte leads: ``(lead, regex,
-    leads)``.
+def _narrow_gate(plan: Plan, lead: int) -> tuple[tuple[int, ...], str, str]:
+    """``plan``'s 4-byte gate leads and the two lookups of its gate for ``lead``, the
+    only other gate: ``(wide_leads, lookup, lookup)``.
 
     Raises:
-        ValueError: the plan has no short regex.
+        ValueError: ``plan`` has other gates or not two lookups for ``lead``.
     """
-    if plan.short is None:
-        raise ValueError("the one-chunk fast path needs a short regex")
-    wide = tuple(
-        lead
-        for lead, _, _ in plan.gates or ()
-        if LEADS[lead].length == MAX_SEQUENCE_BYTES
-    )
-    return (*plan.short, wide)
+    gates = plan.gates or ()
+    wide = tuple(gate_lead for gate_lead, _, _ in gates if gate_lead != lead)
+    lookups = [chars for gate_lead, chars, _ in gates if gate_lead == lead]
+    if (
+        any(LEADS[gate_lead].length != MAX_SEQUENCE_BYTES for gate_lead in wide)
+        or len(lookups) != 1
+        or len(lookups[0]) != 2  # is_valid binds two names
+    ):
+        raise ValueError("the one-chunk fast path needs 4-byte gates and one other")
+    first, second = lookups[0]
+    return wide, first, second
 
 
 _STRICT_PLAN: Final = plan_for(STRICT)
 #: STRICT's gates, bound to module names: is_valid reads them on every call, and each
 #: attribute read costs about as much as a memchr over 16 bytes.
 _STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = _tail_gate(_STRICT_PLAN)
-_STRICT_SHORT_LEAD, _STRICT_SHORT_REGEX, _STRICT_WIDE = _short_gate(_STRICT_PLAN)
+_STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = _narrow_gate(
+    _STRICT_PLAN, _STRICT_LEAD
+)
 
 
 def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
@@ -330,14 +333,19 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
                 if 1 not in data.translate(_STRICT_PLAN.leads):
                     return True
             else:
-                # _may_refuse's short gate, inlined: no 4-byte lead, one regex.
                 for lead in _STRICT_WIDE:
                     if lead in data:
                         break
                 else:
-                    return (
-                        _STRICT_SHORT_LEAD not in data
-                        or _STRICT_SHORT_REGEX.search(data) is None
+                    # _may_refuse inlined where no 4-byte gate lead occurs: only the
+                    # gate for _STRICT_LEAD is left, its lookups, then its regex.
+                    return _STRICT_LEAD not in data or not (
+                        _STRICT_LOOKUP_A in text
+                        or _STRICT_LOOKUP_B in text
+                        or (
+                            _STRICT_SECOND in data
+                            and _STRICT_REGEX.search(data) is not None
+                        )
                     )
             return _small_is_valid(data, text, _STRICT_PLAN)
     if type(data) is not bytes or len(data) > CHUNK_BYTES:

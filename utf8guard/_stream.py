@@ -14,13 +14,14 @@ from typing import Final
 from ._policy import STRICT, Policy
 from ._repair import repaired_parts
 from ._scan import (
+    MAX_SEQUENCE_BYTES,
     BytesLike,
     as_buffer,
     first_violation,
     is_valid,
     iter_range,
 )
-from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
+from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS
 from ._violation import Utf8Error, Violation
 
 __all__ = ["IncrementalValidator", "iter_stream_violations", "repair_stream"]
