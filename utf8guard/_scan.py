@@ -338,7 +338,8 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
                         break
                 else:
                     # _may_refuse inlined where no 4-byte gate lead occurs: only the
-                    # gate for _STRICT_LEAD is left, its lookups, then its regex.
+                    # gate for _STRICT_LEAD is left, its two lookups, then the plan's
+                    # one regex (_tail_gate checked there is one).
                     return _STRICT_LEAD not in data or not (
                         _STRICT_LOOKUP_A in text
                         or _STRICT_LOOKUP_B in text
