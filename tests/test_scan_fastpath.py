@@ -233,3 +233,67 @@ def test_tail_gate_needs_one_tail_byte_and_one_regex() -> None:
     assert (tail, lead, second) == (0xBF, 0xEF, 0xB7)
     with pytest.raises(ValueError, match="one tail byte and one regex"):
         scan._tail_gate(plan_for(IDENTIFIER))
+
+
+# One repeating unit per bench_core corpus's script: "п" (D0 BF) holds STRICT's tail
+# byte, U+FF0C (EF BC 8C) its gate's lead, the emoji its 4-byte leads.
+SCRIPTS = {
+    "ascii": "the quick brown fox ",
+    "german": "Gr\u00f6\u00dfe \u00dcbung f\u00fcr ",
+    "russian": "\u043f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 ",
+    "cjk": "\u4f60\u597d\uff0c\u4e16\u754c\u3002\u65e5\u672c\u8a9e\uff01 ",
+    "emoji": "ok \U0001f44d\U0001f3fd \u2764\ufe0f \U0001f468\u200d\U0001f467 ",
+    "json": '{"name": "Zo\u00eb", "note": "\u4ef7\u683c\uff0c\u542b\u7a0e"}, ',
+}
+# Near misses STRICT allows: U+4FFE is E4 BF BE, U+FFBF is EF BE BF.
+NEAR_MISSES = [*NEIGHBOURS, "\u4ffe", "\uffbf"]
+SIZES = [16, 64, 4096, CHUNK + 1]
+
+
+def _clean(unit: str, size: int) -> bytes:
+    """Repeated ``unit`` cut at a character boundary, ASCII-padded to ``size`` bytes."""
+    text = unit * (size // len(unit.encode()) + 1)
+    encoded = text.encode()[:size]
+    while True:
+        try:
+            encoded.decode()
+        except UnicodeDecodeError:
+            encoded = encoded[:-1]
+        else:
+            return encoded + b"a" * (size - len(encoded))
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("unit", SCRIPTS.values(), ids=SCRIPTS.keys())
+def test_screen_in_each_script(unit: str, size: int) -> None:
+    # The oracle sees the inserted character alone: the clean text around it is valid
+    # under each policy (checked here), and both meet at character boundaries.
+    for policy in POLICIES:
+        assert reference.is_valid((unit * 2).encode(), policy)
+    for char in NONCHARACTERS + NEAR_MISSES:
+        encoded = char.encode()
+        clean = _clean(unit, max(size - len(encoded), 0))
+        middle = len(_clean(unit, len(clean) // 2).rstrip(b"a"))
+        for offset in (0, middle, len(clean)):
+            data = clean[:offset] + encoded + clean[offset:]
+            for policy in POLICIES:
+                found = reference.find_violation(encoded, policy)
+                expected = found and Violation(
+                    found.kind, found.start + offset, found.end + offset
+                )
+                for predicate in PREDICATES:
+                    assert predicate(data, policy) is (expected is None), (
+                        hex(ord(char)),
+                        offset,
+                        policy,
+                    )
+                assert find_violation(data, policy) == expected
+
+
+def test_narrow_gate_needs_4_byte_gates_and_one_other() -> None:
+    wide, *lookups = scan._narrow_gate(plan_for(STRICT), 0xEF)
+    assert (wide, lookups) == ((0xF4, 0xF3, 0xF2, 0xF1, 0xF0), ["\ufffe", "\uffff"])
+    with pytest.raises(ValueError, match="4-byte gates and one other"):
+        scan._narrow_gate(plan_for(IDENTIFIER), 0xEF)
+    with pytest.raises(ValueError, match="4-byte gates and one other"):
+        scan._narrow_gate(plan_for(STRICT), 0xF0)

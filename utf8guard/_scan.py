@@ -272,10 +272,33 @@ def _tail_gate(plan: Plan) -> tuple[int, int, int, re.Pattern[bytes]]:
     return (plan.tail_byte, *plan.patterns[0])
 
 
+def _narrow_gate(plan: Plan, lead: int) -> tuple[tuple[int, ...], str, str]:
+    """``plan``'s 4-byte gate leads and the two lookups of its gate for ``lead``, the
+    only other gate: ``(wide_leads, lookup, lookup)``.
+
+    Raises:
+        ValueError: ``plan`` has other gates or not two lookups for ``lead``.
+    """
+    gates = plan.gates or ()
+    wide = tuple(gate_lead for gate_lead, _, _ in gates if gate_lead != lead)
+    lookups = [chars for gate_lead, chars, _ in gates if gate_lead == lead]
+    if (
+        any(LEADS[gate_lead].length != MAX_SEQUENCE_BYTES for gate_lead in wide)
+        or len(lookups) != 1
+        or len(lookups[0]) != 2  # is_valid binds two names
+    ):
+        raise ValueError("the one-chunk fast path needs 4-byte gates and one other")
+    first, second = lookups[0]
+    return wide, first, second
+
+
 _STRICT_PLAN: Final = plan_for(STRICT)
-#: STRICT's gates for small input, bound to module names: is_valid reads them on every
-#: call, and each attribute read costs about as much as a memchr over 16 bytes.
+#: STRICT's gates, bound to module names: is_valid reads them on every call, and each
+#: attribute read costs about as much as a memchr over 16 bytes.
 _STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = _tail_gate(_STRICT_PLAN)
+_STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = _narrow_gate(
+    _STRICT_PLAN, _STRICT_LEAD
+)
 
 
 def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
@@ -306,10 +329,25 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
             ):
                 return True
             # _small_is_valid's test for small input, inlined: no gate's lead byte.
-            if len(data) <= TRANSLATE_MAX_BYTES and 1 not in data.translate(
-                _STRICT_PLAN.leads
-            ):
-                return True
+            if len(data) <= TRANSLATE_MAX_BYTES:
+                if 1 not in data.translate(_STRICT_PLAN.leads):
+                    return True
+            else:
+                for lead in _STRICT_WIDE:
+                    if lead in data:
+                        break
+                else:
+                    # _may_refuse inlined where no 4-byte gate lead occurs: only the
+                    # gate for _STRICT_LEAD is left, its two lookups, then the plan's
+                    # one regex (_tail_gate checked there is one).
+                    return _STRICT_LEAD not in data or not (
+                        _STRICT_LOOKUP_A in text
+                        or _STRICT_LOOKUP_B in text
+                        or (
+                            _STRICT_SECOND in data
+                            and _STRICT_REGEX.search(data) is not None
+                        )
+                    )
             return _small_is_valid(data, text, _STRICT_PLAN)
     if type(data) is not bytes or len(data) > CHUNK_BYTES:
         return find_violation(data, policy) is None
