@@ -460,8 +460,26 @@ def _expected_unquote(raw: bytes) -> bytes | None:
     return None if NOT_PCT_ENCODED.search(raw) else unquote_to_bytes(raw)
 
 
+# A backslash and "x" too: py_strict_unquote rewrites "%" as a bytes literal's "\x".
 @settings(max_examples=2000, deadline=None)
-@given(_joined([b"%", b"%4", b"%41", b"%e9", b"%G0", b"%%", b"+", b"\xff"], 10))
+@given(
+    _joined(
+        [
+            b"%",
+            b"%4",
+            b"%41",
+            b"%e9",
+            b"%G0",
+            b"%%",
+            b"+",
+            b"\xff",
+            b"\\",
+            b"x",
+            b"\\x41",
+        ],
+        10,
+    )
+)
 def test_strict_unquote_decodes_exactly_the_escapes(raw: bytes) -> None:
     expected = _expected_unquote(raw)
     assert speedups.strict_unquote(raw) == expected

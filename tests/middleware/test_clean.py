@@ -253,6 +253,15 @@ def test_strict_unquote_needs_two_hex_digits() -> None:
     assert strict_unquote(b"") == b""
 
 
+def test_strict_unquote_keeps_backslashes() -> None:
+    # RFC 3986 §2.1: only "%" escapes; a backslash, "\x41" and "%5C%78%34%31" are data.
+    assert strict_unquote(b"\\") == b"\\"
+    assert strict_unquote(b"\\x41%41") == b"\\x41A"
+    assert strict_unquote(b"a\\%41\\\\") == b"a\\A\\\\"
+    assert strict_unquote(b"%5C%78%34%31") == b"\\x41"
+    assert strict_unquote(b"\\%4") is None
+
+
 def test_summary_built_only_when_reported() -> None:
     calls: list[int] = []
 
