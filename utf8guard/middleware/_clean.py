@@ -21,7 +21,7 @@ from typing import Final
 from .._accel import IMPLEMENTATION
 from .._policy import Policy
 from .._scan import is_valid
-from ._abnf import TCHAR
+from ._abnf import PRINTABLE, TCHAR
 from ._config import GuardConfig
 from ._percent import strict_unquote
 from ._request import LOOKALIKE, RequestHead
@@ -33,6 +33,7 @@ __all__ = [
     "is_lookalike_free",
     "py_scan_head",
     "scan_head",
+    "scan_parts",
 ]
 
 #: Joins header names for one token check: "\n" is no tchar (RFC 9110 §5.6.2).
@@ -129,6 +130,26 @@ def py_scan_head(
     Content-Length and one Content-Type and no Transfer-Encoding or
     Content-Encoding: those are the full check's.
     """
+    found = scan_parts(
+        raw_path, app_path, query, headers, path_policy, policy, header_policy
+    )
+    if found is None:
+        return None
+    decoded, length_field, content_type = found
+    return not decoded.isascii(), length_field, content_type
+
+
+def scan_parts(
+    raw_path: bytes | None,
+    app_path: bytes | None,
+    query: bytes,
+    headers: object,
+    path_policy: Policy,
+    policy: Policy,
+    header_policy: Policy,
+) -> tuple[bytes, bytes | None, bytes | None] | None:
+    """:func:`py_scan_head` with the decoded path in place of whether it is ASCII:
+    the lane weighs the look-alike rule on it without decoding the path again."""
     if type(raw_path) is not bytes or type(query) is not bytes:
         return None
     decoded = _clean_path(raw_path, app_path, path_policy)
@@ -137,7 +158,7 @@ def py_scan_head(
     fields = _clean_headers(headers, header_policy)
     if fields is None:
         return None
-    return (not decoded.isascii(), *fields)
+    return decoded, *fields
 
 
 def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | None:
@@ -213,10 +234,14 @@ def _clean_headers(
     # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
     # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
     # controls refused too: stricter for every header, exact for the Cookie one.
-    if _CR in values_joined or _LF in values_joined:
-        return None
-    if not is_valid(values_joined, policy):
-        return None
+    # Printable ASCII, what a header value usually is, holds neither and every
+    # Policy allows it (each refuses only NUL, controls, DEL or non-ASCII), so it
+    # needs no other look; any other policy object is read as before.
+    if values_joined.translate(None, PRINTABLE) or type(policy) is not Policy:
+        if _CR in values_joined or _LF in values_joined:
+            return None
+        if not is_valid(values_joined, policy):
+            return None
     return _single_fields(lowered, values)
 
 
