@@ -182,7 +182,8 @@ ROWS: Final[list[Row]] = [
     ("lengths", {"headers": [(b"Content-Length", LENGTH), (b"content-type", TYPE)]},
      ("returned", (True, LENGTH, TYPE))),
     *_each("bad-name", "headers",
-           [[(b"", b"v")], [(b"a b", b"v")], [(b"\xc3\xa9", b"")]], DECLINED),
+           [[(b"", b"v")], [(b"a b", b"v")], [(b"\xc3\xa9", b"")],
+            [(b"a\nb", b"v")], [(b"A\x00", b"v")]], DECLINED),
     *_each("value", "headers",
            [[(b"x-a", b"a\tb")], [(b"x-a", "café".encode())]], CLEAN),
     *_headers_each("value-refused",
@@ -369,6 +370,7 @@ _NAMES = [
     b"",
     b"x\xe9",
     b"a\n",
+    b"a\nb",
     b"hos",
     b"hostt",
     b"content_length",
@@ -460,8 +462,26 @@ def _expected_unquote(raw: bytes) -> bytes | None:
     return None if NOT_PCT_ENCODED.search(raw) else unquote_to_bytes(raw)
 
 
+# A backslash and "x" too: py_strict_unquote rewrites "%" as a bytes literal's "\x".
 @settings(max_examples=2000, deadline=None)
-@given(_joined([b"%", b"%4", b"%41", b"%e9", b"%G0", b"%%", b"+", b"\xff"], 10))
+@given(
+    _joined(
+        [
+            b"%",
+            b"%4",
+            b"%41",
+            b"%e9",
+            b"%G0",
+            b"%%",
+            b"+",
+            b"\xff",
+            b"\\",
+            b"x",
+            b"\\x41",
+        ],
+        10,
+    )
+)
 def test_strict_unquote_decodes_exactly_the_escapes(raw: bytes) -> None:
     expected = _expected_unquote(raw)
     assert speedups.strict_unquote(raw) == expected

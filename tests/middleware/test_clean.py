@@ -7,6 +7,8 @@ for (a raw target, no dot segment, no escape of a delimiter) it must say so.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import re
 from urllib.parse import unquote_to_bytes
 
@@ -14,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from utf8guard import Policy
+from utf8guard import Policy, is_valid
 from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._abnf import PRINTABLE
 from utf8guard.middleware._clean import clean_head, is_clean_head
 from utf8guard.middleware._engine import check_head
 from utf8guard.middleware._finding import RequestSummary
@@ -253,6 +256,15 @@ def test_strict_unquote_needs_two_hex_digits() -> None:
     assert strict_unquote(b"") == b""
 
 
+def test_strict_unquote_keeps_backslashes() -> None:
+    # RFC 3986 §2.1: only "%" escapes; a backslash, "\x41" and "%5C%78%34%31" are data.
+    assert strict_unquote(b"\\") == b"\\"
+    assert strict_unquote(b"\\x41%41") == b"\\x41A"
+    assert strict_unquote(b"a\\%41\\\\") == b"a\\A\\\\"
+    assert strict_unquote(b"%5C%78%34%31") == b"\\x41"
+    assert strict_unquote(b"\\%4") is None
+
+
 def test_summary_built_only_when_reported() -> None:
     calls: list[int] = []
 
@@ -304,3 +316,15 @@ def test_scan_returns_the_framing_fields_of_a_clean_head() -> None:
     assert _scan([]) == (True, None, None)
     assert _scan((), raw_path=b"/plain") == (False, None, None)
     assert _scan((), raw_path="/str") is None
+
+
+def test_every_policy_allows_printable_ascii() -> None:
+    # _clean_headers lets printable values (RFC 5234 SP and VCHAR) skip is_valid
+    # under any Policy: each flag refuses only NUL, controls, DEL or non-ASCII. A new
+    # flag must be weighed there first.
+    names = [field.name for field in dataclasses.fields(Policy) if field.init]
+    assert len(names) == 6
+    assert PRINTABLE == bytes(range(0x20, 0x7F))
+    for flags in itertools.product([False, True], repeat=len(names)):
+        policy = Policy(**dict(zip(names, flags, strict=True)))
+        assert is_valid(PRINTABLE, policy)

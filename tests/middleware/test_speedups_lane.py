@@ -171,26 +171,55 @@ def _in_table(code: int) -> bool:
     return any(lo <= code <= hi for lo, hi in LOOKALIKE_SEPARATORS)
 
 
+def _escaped(data: bytes, form: str) -> bytes:
+    """``data`` percent-encoded byte by byte, hex digits in upper, lower or mixed case
+    (RFC 3986 §2.1: HEXDIG is case-insensitive)."""
+    hexes = [f"{byte:02X}" for byte in data]
+    if form == "lower":
+        hexes = [pair.lower() for pair in hexes]
+    elif form == "mixed":
+        hexes = [pair[0] + pair[1].lower() for pair in hexes]
+    return "".join("%" + pair for pair in hexes).encode()
+
+
+@pytest.mark.parametrize("form", ["upper", "lower", "mixed"])
 @pytest.mark.parametrize("code", _lookalike_cases())
-def test_lookalike_separators(code: int) -> None:
+def test_lookalike_separators(code: int, form: str) -> None:
     encoded = chr(code).encode()
-    raw = b"/a" + "".join(f"%{b:02X}" for b in encoded).encode() + b"b"
-    request = scope(raw_path=raw)
+    escaped = _escaped(encoded, form)
     on, off = (
         lane_for(GuardConfig()),
         lane_for(GuardConfig(allow_lookalike_separators=True)),
     )
-    head = RequestHead(
-        path="", raw_path=raw, query_string=b"q=1", headers=((b"host", b"example.com"),)
-    )
-    clean = not list(inspect_head(head, GuardConfig()))
-    if _in_table(code):
-        assert plan(on, request) is None
-    else:
-        assert (plan(on, request) == NO_BODY) == clean
+    # Alone, first, last, and between other escapes (each "%" starts one).
+    e_acute = _escaped("é".encode(), form)
+    for raw in (
+        b"/a" + escaped + b"b",
+        b"/" + escaped,
+        b"/a/" + e_acute + escaped,
+        b"/" + escaped + e_acute + b"%41",
+    ):
+        request = scope(raw_path=raw)
+        head = RequestHead(
+            path="",
+            raw_path=raw,
+            query_string=b"q=1",
+            headers=((b"host", b"example.com"),),
+        )
+        clean = not list(inspect_head(head, GuardConfig()))
+        if _in_table(code):
+            assert not clean
+            assert plan(on, request) is None
+        else:
+            assert (plan(on, request) == NO_BODY) == clean
+        assert (plan(off, request) == NO_BODY) == (
+            not list(inspect_head(head, GuardConfig(allow_lookalike_separators=True)))
+        )
     # Unencoded in the raw path: not clean (RFC 3986 allows ASCII only there).
     assert plan(on, scope(raw_path=b"/a" + encoded)) is None
-    assert plan(off, request) == plan(on, scope(raw_path=b"/a/b"))
+    assert plan(off, scope(raw_path=b"/a" + escaped + b"b")) == plan(
+        on, scope(raw_path=b"/a/b")
+    )
 
 
 def test_odd_scopes_take_the_full_check() -> None:

@@ -58,3 +58,14 @@ def test_many_shapes_stay_bounded() -> None:
     assert all(sum(map(len, keys)) <= _wsgi_environ._SEEN_KEY_CHARS for keys in seen)
     # And the first shape, long forgotten, still comes out right.
     assert _headers(shapes[0]) == [(b"x-0", b"v"), (b"host", b"h")]
+
+
+def test_code_points_over_latin1_are_kept_as_utf8() -> None:
+    # PEP 3333 allows only U+0000..U+00FF in environ strings; a server that breaks
+    # that gets its text checked as UTF-8 (wsgi_bytes), never dropped.
+    environ = {"RAW_URI": "/\u20ac?q=\u20ac", "PATH_INFO": "/\u20ac",
+               "QUERY_STRING": "q=\u20ac", "HTTP_X": "\u20ac"}  # fmt: skip
+    raw_path, app_path, query, headers = py_environ_parts(environ)
+    euro = "\u20ac".encode()
+    assert (raw_path, app_path, query) == (b"/" + euro, b"/" + euro, b"q=" + euro)
+    assert headers == [(b"x", euro)]

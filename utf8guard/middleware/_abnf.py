@@ -28,6 +28,7 @@ __all__ = [
     "NOT_PCT_ENCODED",
     "PARAMETER",
     "PCT_ENCODED",
+    "PRINTABLE",
     "TCHAR",
     "TOKEN",
     "parameters",
@@ -37,6 +38,8 @@ __all__ = [
 PCT_ENCODED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
 #: A "%" that does not start a pct-encoded triplet (``%G0``, a trailing ``%``).
 NOT_PCT_ENCODED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+#: RFC 5234 Appendix B.1: SP and VCHAR (%x20-7E), the printable ASCII bytes.
+PRINTABLE: Final = bytes(range(0x20, 0x7F))
 #: RFC 9110 §5.6.2 tchar: the bytes a token is made of.
 TCHAR: Final = b"!#$%&'*+-.^_`|~" + (string.digits + string.ascii_letters).encode()
 #: RFC 9110 §5.6.2 token, as a pattern to embed.

@@ -21,7 +21,7 @@ from typing import Final
 from .._accel import IMPLEMENTATION
 from .._policy import Policy
 from .._scan import is_valid
-from ._abnf import TCHAR
+from ._abnf import PRINTABLE, TCHAR
 from ._config import GuardConfig
 from ._percent import strict_unquote
 from ._request import LOOKALIKE, RequestHead
@@ -33,6 +33,7 @@ __all__ = [
     "is_lookalike_free",
     "py_scan_head",
     "scan_head",
+    "scan_parts",
 ]
 
 #: Joins header names for one token check: "\n" is no tchar (RFC 9110 §5.6.2).
@@ -44,8 +45,9 @@ _VALUE_JOINER: Final = b" "
 #: A header is a ``[name, value]`` pair (ASGI HTTP connection scope).
 _PAIR_LENGTH: Final = 2
 #: What a header list and each pair may be (``isinstance``; a tuple, not ``list |
-#: tuple``, which builds a union object at every test).
-_SEQUENCES: Final = (list, tuple)
+#: tuple``, which builds a union object at every test). Tuple first: servers give
+#: the pairs as tuples, and each type tried costs a few percent of the header loop.
+_SEQUENCES: Final = (tuple, list)
 #: Names a clean head holds at most once. RFC 9112 §3.2: one Host line. RFC 9113
 #: §8.2.3: HTTP/2 may split Cookie in fields (then the full check). RFC 9112 §6.3:
 #: framing the body check must weigh in full (_engine's _framing_finding and
@@ -53,9 +55,20 @@ _SEQUENCES: Final = (list, tuple)
 _ONCE: Final = (b"host", b"cookie", b"content-length", b"content-type")
 #: Names the full check must weigh: the codings.
 _DECLINED_NAMES: Final = frozenset((b"transfer-encoding", b"content-encoding"))
+#: tchar bytes lower-cased (RFC 9110 §5.1: field names are case-insensitive), the
+#: joiner kept, every other byte NUL (no tchar).
+_LOWER_TCHAR: Final = bytes(
+    byte
+    if byte == _NAME_JOINER[0]
+    else bytes([byte]).lower()[0]
+    if byte in TCHAR
+    else 0
+    for byte in range(256)
+)
 # Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ first tries
 # a bytes needle as an int, and raising and clearing that TypeError costs several
 # times the search itself.
+_NUL: Final = 0x00
 _TAB: Final = 0x09
 _LF: Final = 0x0A
 _CR: Final = 0x0D
@@ -129,6 +142,26 @@ def py_scan_head(
     Content-Length and one Content-Type and no Transfer-Encoding or
     Content-Encoding: those are the full check's.
     """
+    found = scan_parts(
+        raw_path, app_path, query, headers, path_policy, policy, header_policy
+    )
+    if found is None:
+        return None
+    decoded, length_field, content_type = found
+    return not decoded.isascii(), length_field, content_type
+
+
+def scan_parts(
+    raw_path: bytes | None,
+    app_path: bytes | None,
+    query: bytes,
+    headers: object,
+    path_policy: Policy,
+    policy: Policy,
+    header_policy: Policy,
+) -> tuple[bytes, bytes | None, bytes | None] | None:
+    """:func:`py_scan_head` with the decoded path in place of whether it is ASCII:
+    the lane weighs the look-alike rule on it without decoding the path again."""
     if type(raw_path) is not bytes or type(query) is not bytes:
         return None
     decoded = _clean_path(raw_path, app_path, path_policy)
@@ -137,7 +170,7 @@ def py_scan_head(
     fields = _clean_headers(headers, header_policy)
     if fields is None:
         return None
-    return (not decoded.isascii(), *fields)
+    return decoded, *fields
 
 
 def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | None:
@@ -200,23 +233,26 @@ def _clean_headers(
         add_value(value)
     if not names:
         return None, None
-    joined = _NAME_JOINER.join(names)
-    # Every name a token (RFC 9110 §5.1, 1*tchar): nothing but tchar between the
-    # joiners, and none empty (which the joiners alone do not show); both before the
-    # policy is read, as in the C twin.
-    if joined.translate(None, TCHAR) != _NAME_JOINER * (len(names) - 1):
-        return None
-    lowered = joined.lower().split(_NAME_JOINER)
-    if b"" in lowered:
+    # Every name a token (RFC 9110 §5.1, 1*tchar), all lower-cased in one call: a
+    # byte that is neither tchar nor the joiner becomes NUL, a name holding the
+    # joiner splits in two, an empty one is b""; all before the policy is read, as
+    # in the C twin.
+    joined = _NAME_JOINER.join(names).translate(_LOWER_TCHAR)
+    lowered = joined.split(_NAME_JOINER)
+    if _NUL in joined or len(lowered) != len(names) or b"" in lowered:
         return None
     values_joined = _VALUE_JOINER.join(values)
     # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
     # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
     # controls refused too: stricter for every header, exact for the Cookie one.
-    if _CR in values_joined or _LF in values_joined:
-        return None
-    if not is_valid(values_joined, policy):
-        return None
+    # Printable ASCII, what a header value usually is, holds neither and every
+    # Policy allows it (each refuses only NUL, controls, DEL or non-ASCII), so it
+    # needs no other look; any other policy object is read as before.
+    if values_joined.translate(None, PRINTABLE) or type(policy) is not Policy:
+        if _CR in values_joined or _LF in values_joined:
+            return None
+        if not is_valid(values_joined, policy):
+            return None
     return _single_fields(lowered, values)
 
 

@@ -23,11 +23,12 @@ from typing import Final
 from .._accel import IMPLEMENTATION
 from .._policy import Policy
 from ._body import body_kind, inspector_for
-from ._clean import is_lookalike_free, py_scan_head
+from ._clean import scan_parts
 from ._config import GuardConfig
 from ._engine import content_length
 from ._finding import Finding
 from ._json import JsonInspector, is_plain_json, opens_utf8
+from ._request import LOOKALIKE
 from ._sniff import SniffingInspector
 
 __all__ = [
@@ -101,13 +102,14 @@ def py_head_plan(
     9112 §6.3 item 7), so the app may run at once when no Content-Type is to weigh.
     A body is for the lane when it declares a length within the lane's limit."""
     path_policy, policy, header_policy, lookalike, limit, kinds = lane
-    found = py_scan_head(
+    found = scan_parts(
         raw_path, app_path, query, headers, path_policy, policy, header_policy
     )
     if found is None:
         return None
-    non_ascii, length_field, content_type = found
-    if lookalike and non_ascii and not is_lookalike_free(raw_path or b""):
+    decoded, length_field, content_type = found
+    # _clean.clean_head's look-alike rule, on the path it has decoded already.
+    if lookalike and not decoded.isascii() and LOOKALIKE.search(decoded):
         return None
     if length_field is None:
         return NO_BODY if bodiless and content_type is None else None
