@@ -115,10 +115,11 @@ def py_strict_unquote(raw: bytes) -> bytes | None:
     """
     # One C pass instead of a Python loop per escape (three times faster on a path
     # with two escapes): written as a bytes literal's escapes, "%XX" is "\xXX",
-    # which CPython's escape decoder (codecs.escape_decode, what reads bytes
-    # literals; typed in typeshed) decodes only when two hex digits of either case
-    # follow, as RFC 3986 §2.1 asks, and refuses with ValueError otherwise. Every
-    # backslash is doubled first, so the decoder meets no escape but these two.
+    # which CPython's escape decoder (codecs.escape_decode: it reads bytes literals
+    # and pickle's protocol-0 strings; typed in typeshed) decodes only when two hex
+    # digits of either case follow, as RFC 3986 §2.1 asks, and refuses with
+    # ValueError otherwise. Every backslash is doubled first, so the decoder meets
+    # no escape but these two.
     escaped = raw.replace(b"\\", b"\\\\").replace(b"%", b"\\x")
     try:
         return escape_decode(escaped)[0]

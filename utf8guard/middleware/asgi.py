@@ -88,9 +88,9 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
                     self._lane,
                     self.config,
                 ):
-                    return await self.app(scope, _Prepend(message, receive), send)
+                    return await self.app(scope, _prepend(message, receive), send)
                 # Anything else the full check decides, on the same messages.
-                receive = _Prepend(message, receive)
+                receive = _prepend(message, receive)
         return await self._check(scope, receive, send)
 
     async def _check(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -147,18 +147,22 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         return asgi_plan(self._lane, scope)
 
 
-class _Prepend:
-    """``receive`` that gives ``message`` first, then the server's messages."""
+def _prepend(message: Message, receive: Receive) -> Receive:
+    """``receive`` that gives ``message`` first, then the server's messages.
 
-    __slots__ = ("_message", "_receive")
+    A function, not an object with ``__call__``: the app calls it on every
+    ``receive``, and the interpreter calls a function without the slot lookup.
+    """
+    first: Message | None = message
 
-    def __init__(self, message: Message, receive: Receive) -> None:
-        self._message: Message | None = message
-        self._receive = receive
+    async def replay() -> Message:
+        nonlocal first
+        if first is None:
+            return await receive()
+        message, first = first, None
+        return message
 
-    async def __call__(self) -> Message:
-        message, self._message = self._message, None
-        return await self._receive() if message is None else message
+    return replay
 
 
 def _summary(
