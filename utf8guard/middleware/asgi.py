@@ -70,9 +70,8 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        # The lane: a clean request in two C calls (or Python twins). This frame is
-        # kept small: inside a server it is cold on every request, and the full
-        # check's locals (closure cells among them) are made in _check's frame.
+        # The lane: a clean request in two C calls (or their Python twins). A small
+        # frame (cold on every request in a server); the full check's is _check's.
         if scope["type"] == "http":
             plan = self._plan(scope)
             if plan == NO_BODY:
@@ -148,11 +147,8 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
 
 
 def _prepend(message: Message, receive: Receive) -> Receive:
-    """``receive`` that gives ``message`` first, then the server's messages.
-
-    A function, not an object with ``__call__``: the app calls it on every
-    ``receive``, and the interpreter calls a function without the slot lookup.
-    """
+    """``receive`` that gives ``message`` first, then the server's messages (a
+    closure: the interpreter calls it without an object's ``__call__`` lookup)."""
     first: Message | None = message
 
     async def replay() -> Message:

@@ -96,6 +96,12 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
                     environ["wsgi.input_terminated"] = True
                     return self.app(environ, start_response)
             # Anything else the full check decides, on the same bytes.
+        return self._check(environ, start_response, parts)
+
+    def _check(
+        self, environ: WSGIEnvironment, start_response: StartResponse, parts: Parts
+    ) -> Iterable[bytes]:
+        """The full check (the lane's frame stays small: no closure cells there)."""
         head = head_from(*parts)
         if is_excluded(head, self.config):
             return self.app(environ, start_response)
