@@ -105,6 +105,16 @@ def test_lane_for_reads_the_config() -> None:
         ("3", None),
         (None, None),
         (1.1, None),
+        # Near misses of the C twin's in-place read of a compact ASCII str, and the
+        # str forms it hands to the general comparison (non-ASCII, a subclass).
+        ("1.2", None),
+        ("0.1", None),
+        ("1.10", None),
+        ("1.", None),
+        ("", None),
+        ("1.1\u00e9", None),
+        ("\uff11.\uff11", None),
+        (type("Version", (str,), {})("1.1"), None),
     ],
 )
 def test_no_framing_is_no_body_only_in_http1(version: object, expected: object) -> None:
