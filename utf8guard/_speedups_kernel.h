@@ -191,43 +191,34 @@ static inline TARGET int KERNEL_NAME(block)(const uint8_t *block, V *prev,
     return V_ANY(err);
 }
 
-/* The first violation in p[pos:end]: filter blocks, classify exactly where flagged.
- * The last, short block is read from a copy padded with spaces: no policy refuses
- * U+0020, and as a non-continuation byte it cuts short a sequence left unfinished at
- * the end, which the filter then flags. One call site for the block filter keeps
- * one inlined copy of it: inside a server the code is cold on every request, and
- * short inputs (a path, a header value) run only the last block. */
+/* The first violation in p[pos:end]: filter blocks, classify exactly where flagged. */
 static TARGET int KERNEL_NAME(scan)(const uint8_t *p, size_t pos, size_t end,
                                     unsigned mask, found_t *f) {
     const int ascii_refused = (mask & (R_NUL | R_CONTROL)) != 0;
     size_t base = pos; /* a character boundary; the filter's state starts here */
     size_t next;
     V prev = V_ZERO();
-    uint8_t tail[BLOCK_BYTES];
-    for (;;) {
-        const int last = end - pos < BLOCK_BYTES;
-        const uint8_t *block = p + pos;
-        if (last) {
-            memset(tail, ' ', sizeof tail);
-            memcpy(tail, p + pos, end - pos);
-            block = tail;
-        }
-        if (KERNEL_NAME(block)(block, &prev, mask, ascii_refused)) {
-            size_t stop = last ? end : pos + BLOCK_BYTES;
-            if (scan_exact(p, boundary_before(p, base, pos), stop, end, mask, f, &next))
-                return 1;
-            if (last)
-                return 0;
-            /* next is a character boundary: restart the filter there, as at the
-             * start. */
-            pos = base = next;
-            prev = V_ZERO();
-        } else if (last) {
-            return 0;
-        } else {
+    while (end - pos >= BLOCK_BYTES) {
+        if (!KERNEL_NAME(block)(p + pos, &prev, mask, ascii_refused)) {
             pos += BLOCK_BYTES;
+            continue;
         }
+        if (scan_exact(p, boundary_before(p, base, pos), pos + BLOCK_BYTES, end, mask,
+                       f, &next))
+            return 1;
+        /* next is a character boundary: restart the filter there, as at the start. */
+        pos = base = next;
+        prev = V_ZERO();
     }
+    /* The tail, in a block padded with spaces: no policy refuses U+0020, and as a
+     * non-continuation byte it cuts short a sequence left unfinished at the end,
+     * which the filter then flags. */
+    uint8_t tail[BLOCK_BYTES];
+    memset(tail, ' ', sizeof tail);
+    memcpy(tail, p + pos, end - pos);
+    if (!KERNEL_NAME(block)(tail, &prev, mask, ascii_refused))
+        return 0;
+    return scan_exact(p, boundary_before(p, base, pos), end, end, mask, f, &next);
 }
 
 #undef TARGET
