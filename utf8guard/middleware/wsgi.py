@@ -130,7 +130,10 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
             app_path.decode("utf-8", "replace"), config
         ):
             return None
-        bodiless = not has_body(environ)
+        # Whether there is no body matters to the plan only without a Content-Length
+        # field, and a set CONTENT_LENGTH is that field (environ_parts reads it), so
+        # has_body's parse is skipped then; False never skips the body check.
+        bodiless = not environ.get("CONTENT_LENGTH") and not has_body(environ)
         return head_plan(self._lane, raw_path, app_path, query, headers, bodiless)
 
     def _respond(
