@@ -549,6 +549,48 @@ def test_flagged_block_resumes_the_filter(all_isas: list[str]) -> None:
     _each_isa(ascii_after_lead, STRICT, all_isas)
 
 
+#: Characters whose encoding the kernel's fast noncharacter test flags but its sharper
+#: recheck clears (Unicode ch. 23.7: noncharacters are U+FDD0..U+FDEF and U+nFFFE,
+#: U+nFFFF): a BF BE..BF pair after another lead (U+4FFE = E4 BF BE, U+4FFF), EF B7
+#: before a byte outside 90..AF (U+FDCF, U+FDF0), and ones both keep (U+FFBE =
+#: EF BE BE, U+1FFBE = F0 9F BE BE: BE BE counts too).
+NEAR_NONCHARACTERS: Final = (
+    "\u4ffe",
+    "\u4fff",
+    "\ufdcf",
+    "\ufdf0",
+    "\uffbe",
+    "\U0001ffbe",
+)
+#: Noncharacters at each end of both ranges, in each plane kind.
+SOME_NONCHARACTERS: Final = (
+    "\ufdd0",
+    "\ufdef",
+    "\ufffe",
+    "\uffff",
+    "\U0001fffe",
+    "\U0004ffff",
+    "\U0010ffff",
+)
+
+
+@speedups_only
+def test_sharp_recheck_keeps_every_noncharacter_in_dense_near_misses(
+    all_isas: list[str],
+) -> None:
+    """Text of one near miss, a noncharacter at every character position of three
+    blocks, and the near miss alone: the oracle's verdicts in every instruction set."""
+    for near in NEAR_NONCHARACTERS:
+        filler = near.encode()
+        count = 200 // len(filler)
+        _each_isa(filler * count, STRICT, all_isas)
+        for needle in SOME_NONCHARACTERS:
+            for before in range(count):
+                data = filler * before + needle.encode() + filler * (count - before)
+                for policy in (STRICT, ALL_REFUSED):
+                    _each_isa(data, policy, all_isas)
+
+
 @speedups_only
 @settings(max_examples=100, deadline=None)
 @given(
