@@ -7,7 +7,7 @@ case), and so are ``CONTENT_TYPE`` and ``CONTENT_LENGTH`` unless empty.
 
 from __future__ import annotations
 
-from utf8guard.middleware import _wsgi_environ
+from utf8guard.middleware import _seen, _wsgi_environ
 from utf8guard.middleware._wsgi_environ import header_items, py_environ_parts
 
 
@@ -54,8 +54,8 @@ def test_many_shapes_stay_bounded() -> None:
         name = next(iter(environ))[5:].replace("_", "-").lower().encode()
         assert _headers(environ)[0] == (name, b"v")
     seen = _wsgi_environ._seen_keys
-    assert len(seen) <= _wsgi_environ._SEEN_KEYS_MAX
-    assert all(sum(map(len, keys)) <= _wsgi_environ._SEEN_KEY_CHARS for keys in seen)
+    assert len(seen) <= _seen.MAX_SEEN_SHAPES
+    assert all(sum(map(len, keys)) <= _seen.MAX_SEEN_CHARS for keys in seen)
     # And the first shape, long forgotten, still comes out right.
     assert _headers(shapes[0]) == [(b"x-0", b"v"), (b"host", b"h")]
 

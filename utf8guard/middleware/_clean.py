@@ -25,23 +25,33 @@ from ._abnf import PRINTABLE, TCHAR
 from ._config import GuardConfig
 from ._percent import strict_unquote
 from ._request import LOOKALIKE, RequestHead
+from ._seen import remember
 
 __all__ = [
+    "VALUE_JOINER",
     "CleanHead",
+    "FieldIndexes",
+    "NameFacts",
+    "OnceFields",
+    "are_clean_values",
+    "clean_fields",
     "clean_head",
     "is_clean_head",
     "is_lookalike_free",
+    "name_facts",
+    "once_fields",
     "py_scan_head",
     "scan_head",
     "scan_parts",
+    "scan_target",
 ]
 
 #: Joins header names for one token check: "\n" is no tchar (RFC 9110 §5.6.2).
 _NAME_JOINER: Final = b"\n"
-# Joins header values for one UTF-8 check. UTF-8 is self-synchronising and every
-# policy rule is per code point, so the join is valid exactly when every value is;
-# SP is allowed by every policy and is none of the bytes RFC 9110 §5.5 forbids.
-_VALUE_JOINER: Final = b" "
+#: Joins header values for one UTF-8 check. UTF-8 is self-synchronising and every
+#: policy rule is per code point, so the join is valid exactly when every value is;
+#: SP is allowed by every policy and is none of the bytes RFC 9110 §5.5 forbids.
+VALUE_JOINER: Final = b" "
 #: A header is a ``[name, value]`` pair (ASGI HTTP connection scope).
 _PAIR_LENGTH: Final = 2
 #: What a header list and each pair may be (``isinstance``; a tuple, not ``list |
@@ -81,6 +91,15 @@ _BACKSLASH: Final = 0x5C
 #: non-ASCII (then the look-alike separator rule still applies), and the value of the
 #: one Content-Length and the one Content-Type field, if any.
 CleanHead = tuple[bool, bytes | None, bytes | None]
+#: The values of the one Content-Length and the one Content-Type field, if any.
+OnceFields = tuple[bytes | None, bytes | None]
+#: The positions of the Host, Cookie, Content-Length and Content-Type fields (in
+#: :data:`_ONCE`'s order) among a head's fields, None for one that is absent.
+FieldIndexes = tuple[int | None, int | None, int | None, int | None]
+#: What the name rules say of a head's names (:func:`name_facts`).
+NameFacts = tuple[int, FieldIndexes | None]
+#: The names of heads seen before, joined by _NAME_JOINER: their :func:`name_facts`.
+_seen_names: Final[dict[bytes, NameFacts]] = {}
 ScanHead = Callable[
     [bytes | None, bytes | None, bytes, object, Policy, Policy, Policy],
     CleanHead | None,
@@ -162,15 +181,29 @@ def scan_parts(
 ) -> tuple[bytes, bytes | None, bytes | None] | None:
     """:func:`py_scan_head` with the decoded path in place of whether it is ASCII:
     the lane weighs the look-alike rule on it without decoding the path again."""
+    decoded = scan_target(raw_path, app_path, query, path_policy, policy)
+    if decoded is None:
+        return None
+    fields = clean_fields(headers, header_policy)
+    if fields is None:
+        return None
+    return decoded, *fields
+
+
+def scan_target(
+    raw_path: bytes | None,
+    app_path: bytes | None,
+    query: bytes,
+    path_policy: Policy,
+    policy: Policy,
+) -> bytes | None:
+    """The decoded path when path and query are clean (but for the look-alike rule)."""
     if type(raw_path) is not bytes or type(query) is not bytes:
         return None
     decoded = _clean_path(raw_path, app_path, path_policy)
     if decoded is None or not _is_clean_query(query, policy):
         return None
-    fields = _clean_headers(headers, header_policy)
-    if fields is None:
-        return None
-    return decoded, *fields
+    return decoded
 
 
 def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | None:
@@ -213,9 +246,7 @@ def _is_clean_query(query: bytes, policy: Policy) -> bool:
     return decoded is not None and _PERCENT not in decoded and is_valid(decoded, policy)
 
 
-def _clean_headers(
-    headers: object, policy: Policy
-) -> tuple[bytes | None, bytes | None] | None:
+def clean_fields(headers: object, policy: Policy) -> OnceFields | None:
     """``(Content-Length, Content-Type)`` of clean headers, else None."""
     if not isinstance(headers, _SEQUENCES):
         return None
@@ -233,15 +264,54 @@ def _clean_headers(
         add_value(value)
     if not names:
         return None, None
-    # Every name a token (RFC 9110 §5.1, 1*tchar), all lower-cased in one call: a
-    # byte that is neither tchar nor the joiner becomes NUL, a name holding the
-    # joiner splits in two, an empty one is b""; all before the policy is read, as
-    # in the C twin.
-    joined = _NAME_JOINER.join(names).translate(_LOWER_TCHAR)
-    lowered = joined.split(_NAME_JOINER)
-    if _NUL in joined or len(lowered) != len(names) or b"" in lowered:
+    # The names first, all before the policy is read, as in the C twin.
+    count, found = name_facts(names)
+    if count != len(names):
         return None
-    values_joined = _VALUE_JOINER.join(values)
+    if not are_clean_values(VALUE_JOINER.join(values), policy) or found is None:
+        return None
+    host, cookie, length, content_type = found
+    return once_fields(
+        None if host is None else values[host],
+        None if cookie is None else values[cookie],
+        None if length is None else values[length],
+        None if content_type is None else values[content_type],
+    )
+
+
+def name_facts(names: list[bytes]) -> NameFacts:
+    """What the name rules say of a head's field ``names``: ``(count, found)``.
+
+    ``count`` is ``len(names)`` exactly when every name is a token (RFC 9110 §5.1);
+    ``found`` is :func:`field_indexes` of them. Remembered by the joined names
+    (bounded, :func:`._seen.remember`): servers repeat them request after request.
+    """
+    if not names:
+        return 0, (None, None, None, None)
+    joined = _NAME_JOINER.join(names)
+    facts = _seen_names.get(joined)
+    if facts is None:
+        facts = _name_facts(joined)
+        remember(_seen_names, joined, facts, len(joined))
+    return facts
+
+
+def _name_facts(joined: bytes) -> NameFacts:
+    """:func:`name_facts` of names joined by :data:`_NAME_JOINER` (count 0: some
+    name is no token)."""
+    # Every name a token (1*tchar), all lower-cased in one call: a byte that is
+    # neither tchar nor the joiner becomes NUL, a name holding the joiner splits in
+    # two (then the count differs), an empty one is b"".
+    lowered_joined = joined.translate(_LOWER_TCHAR)
+    lowered = lowered_joined.split(_NAME_JOINER)
+    if _NUL in lowered_joined or b"" in lowered:
+        return 0, None
+    return len(lowered), _field_indexes(lowered)
+
+
+def are_clean_values(values_joined: bytes, policy: Policy) -> bool:
+    """Whether field values joined by :data:`VALUE_JOINER` are clean under ``policy``
+    (the header policy): the value rules the names do not change."""
     # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
     # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
     # controls refused too: stricter for every header, exact for the Cookie one.
@@ -250,39 +320,42 @@ def _clean_headers(
     # needs no other look; any other policy object is read as before.
     if values_joined.translate(None, PRINTABLE) or type(policy) is not Policy:
         if _CR in values_joined or _LF in values_joined:
-            return None
-        if not is_valid(values_joined, policy):
-            return None
-    return _single_fields(lowered, values)
+            return False
+        return is_valid(values_joined, policy)
+    return True
 
 
-def _single_fields(
-    names: list[bytes], values: list[bytes]
-) -> tuple[bytes | None, bytes | None] | None:
-    """``(Content-Length, Content-Type)``, or None for a field the full check weighs.
-
-    ``names`` are the lower-case names of ``values``, all tokens.
-    """
+def _field_indexes(names: list[bytes]) -> FieldIndexes | None:
+    """Where Host, Cookie, Content-Length and Content-Type are in ``names`` (the
+    lower-case names of a head, all tokens), or None for a field the full check
+    weighs: a repeated once-only field, a coding."""
     present = set(names)
     if len(present) < len(names) and any(names.count(name) > 1 for name in _ONCE):
         return None
     # A coded body (RFC 9110 §8.4), body_inspector's to judge in full.
     if not present.isdisjoint(_DECLINED_NAMES):
         return None
-    # RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two).
-    if b"host" in present and _COMMA in values[names.index(b"host")]:
-        return None
-    if b"cookie" in present:
-        cookie = values[names.index(b"cookie")]
-        # The rest of what cookie_findings refuses: a backslash escape, a TAB.
-        if _BACKSLASH in cookie or _TAB in cookie:
-            return None
-    return (
-        values[names.index(b"content-length")]
-        if b"content-length" in present
-        else None,
-        values[names.index(b"content-type")] if b"content-type" in present else None,
+    host, cookie, length, content_type = (
+        names.index(name) if name in present else None for name in _ONCE
     )
+    return host, cookie, length, content_type
+
+
+def once_fields(
+    host: bytes | None,
+    cookie: bytes | None,
+    length: bytes | None,
+    content_type: bytes | None,
+) -> OnceFields | None:
+    """``(Content-Length, Content-Type)`` of the one field of each name (None: no
+    such field), or None when the Host or Cookie value is for the full check."""
+    # RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two).
+    if host is not None and _COMMA in host:
+        return None
+    # The rest of what cookie_findings refuses: a backslash escape, a TAB.
+    if cookie is not None and (_BACKSLASH in cookie or _TAB in cookie):
+        return None
+    return length, content_type
 
 
 #: The active implementation of :func:`py_scan_head`: the C accelerator's when active.

@@ -23,7 +23,7 @@ from typing import Final
 from .._accel import IMPLEMENTATION
 from .._policy import Policy
 from ._body import body_kind, inspector_for
-from ._clean import scan_parts
+from ._clean import clean_fields, scan_target
 from ._config import GuardConfig
 from ._engine import content_length
 from ._finding import Finding
@@ -36,6 +36,7 @@ __all__ = [
     "Lane",
     "Plan",
     "asgi_plan",
+    "body_plan",
     "head_plan",
     "is_clean_body",
     "is_clean_json",
@@ -101,13 +102,27 @@ def py_head_plan(
     reading of the framing says a request without Content-Length has no body (RFC
     9112 §6.3 item 7), so the app may run at once when no Content-Type is to weigh.
     A body is for the lane when it declares a length within the lane's limit."""
-    path_policy, policy, header_policy, lookalike, limit, kinds = lane
-    found = scan_parts(
-        raw_path, app_path, query, headers, path_policy, policy, header_policy
-    )
-    if found is None:
+    decoded = scan_target(raw_path, app_path, query, lane[0], lane[1])
+    if decoded is None:
         return None
-    decoded, length_field, content_type = found
+    fields = clean_fields(headers, lane[2])
+    if fields is None:
+        return None
+    return body_plan(lane, decoded, *fields, bodiless)
+
+
+def body_plan(
+    lane: Lane,
+    decoded: bytes,
+    length_field: bytes | None,
+    content_type: bytes | None,
+    bodiless: bool,
+    /,
+) -> Plan:
+    """:func:`py_head_plan` of a head whose path, query and fields are clean (but for
+    the look-alike rule): ``decoded`` is its decoded path, ``length_field`` and
+    ``content_type`` the values of its one Content-Length and Content-Type field."""
+    lookalike, limit, kinds = lane[3], lane[4], lane[5]
     # _clean.clean_head's look-alike rule, on the path it has decoded already.
     if lookalike and not decoded.isascii() and LOOKALIKE.search(decoded):
         return None

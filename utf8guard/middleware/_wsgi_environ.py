@@ -10,22 +10,27 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from .._accel import IMPLEMENTATION
 from ._request import RequestHead
+from ._seen import remember
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
 __all__ = [
+    "HeaderKeys",
     "Parts",
     "environ_head",
     "environ_parts",
     "head_from",
     "header_items",
+    "header_keys",
     "latin1",
     "py_environ_parts",
+    "remember_keys",
+    "target_parts",
     "wsgi_bytes",
 ]
 
@@ -33,12 +38,10 @@ __all__ = [
 _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 #: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
 _CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
-#: At most this many key tuples are remembered by _header_keys; then it starts over.
-_SEEN_KEYS_MAX: Final = 64
-#: Key tuples longer than this (in characters, all keys) are not remembered.
-_SEEN_KEY_CHARS: Final = 4096
 #: ``(key, field name, is a CGI key)`` of the header keys of an environ.
 HeaderKeys = tuple[tuple[str, bytes, bool], ...]
+#: What a cache holds for a tuple of environ keys (:func:`remember_keys`).
+Known = TypeVar("Known")
 #: The header keys of environs seen before, by their whole tuple of keys.
 _seen_keys: Final[dict[tuple[str, ...], HeaderKeys]] = {}
 # Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ tries a bytes
@@ -76,11 +79,17 @@ def py_environ_parts(environ: WSGIEnvironment) -> Parts:
     (``tests/test_speedups_environ.py``, ``fuzz/fuzz_fastlane.py``); environ_parts
     takes it for whatever environ the C function leaves to Python.
     """
+    raw_path, app_path, query = target_parts(environ)
+    return raw_path, app_path, query, _headers(environ)
+
+
+def target_parts(environ: WSGIEnvironment) -> tuple[bytes | None, bytes, bytes]:
+    """``(raw_path, app_path, query)`` of :func:`py_environ_parts`: all but headers."""
     get = environ.get
     target = _str_bytes(get("RAW_URI")) or _str_bytes(get("REQUEST_URI"))
     app_path = _str_bytes(get("SCRIPT_NAME")) + _str_bytes(get("PATH_INFO"))
     query = _str_bytes(get("QUERY_STRING"))
-    return _target_path(target), app_path, query, _headers(environ)
+    return _target_path(target), app_path, query
 
 
 def _target_path(target: bytes) -> bytes | None:
@@ -149,7 +158,7 @@ def _headers(
     are appended to ``keys`` if given."""
     pairs: list[tuple[bytes, bytes]] = []
     add_pair = pairs.append
-    for key, name, cgi in _header_keys(tuple(environ)):
+    for key, name, cgi in header_keys(tuple(environ)):
         value = environ[key]
         # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
         if isinstance(value, str) and (value or not cgi):
@@ -163,12 +172,12 @@ def _headers(
     return pairs
 
 
-def _header_keys(keys: tuple[str, ...]) -> HeaderKeys:
+def header_keys(keys: tuple[str, ...]) -> HeaderKeys:
     """``(key, field name, is a CGI key)`` of each ``HTTP_*`` and CGI header key.
 
-    Remembered by the whole tuple of keys (:data:`_seen_keys`): a server sends the
-    same keys request after request, and a Python loop over every key costs more
-    than the rest of the translation.
+    Remembered by the whole tuple of keys (:data:`_seen_keys`, bounded by
+    :func:`._seen.remember`): a server sends the same keys request after request,
+    and a Python loop over every key costs more than the rest of the translation.
     """
     found = _seen_keys.get(keys)
     if found is None:
@@ -177,15 +186,17 @@ def _header_keys(keys: tuple[str, ...]) -> HeaderKeys:
             for key in keys
             if key[:5] == "HTTP_" or key in _CGI_HEADERS
         )
-        # Bounded: clients choose the header names, so only exact str keys, only
-        # short tuples, and at most _SEEN_KEYS_MAX of them (then it starts over).
-        if all(type(key) is str for key in keys) and (
-            sum(map(len, keys)) <= _SEEN_KEY_CHARS
-        ):
-            if len(_seen_keys) >= _SEEN_KEYS_MAX:
-                _seen_keys.clear()
-            _seen_keys[keys] = found
+        remember_keys(_seen_keys, keys, found)
     return found
+
+
+def remember_keys(
+    seen: dict[tuple[str, ...], Known], keys: tuple[str, ...], known: Known
+) -> None:
+    """:func:`._seen.remember` ``known`` for an environ's ``keys`` if all are str
+    (PEP 3333; any other key type may hash and compare as it likes)."""
+    if all(type(key) is str for key in keys):
+        remember(seen, keys, known, sum(map(len, keys)))
 
 
 if IMPLEMENTATION == "c":
