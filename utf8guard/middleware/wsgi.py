@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
+from .._accel import IMPLEMENTATION
 from .._repair import repair
 from ._config import GuardConfig
 from ._engine import check_head
@@ -30,6 +31,7 @@ from ._wsgi_environ import (
     head_from,
     header_items,
     latin1,
+    target_parts,
 )
 from ._wsgi_input import (
     BodyRefused,
@@ -41,6 +43,7 @@ from ._wsgi_input import (
     reader,
     replay,
 )
+from ._wsgi_lane import py_wsgi_plan
 from ._wsgi_response import Closing, Deferred
 from ._wsgi_response import send_problem as _send_problem
 
@@ -51,6 +54,9 @@ __all__ = ["Utf8GuardWSGIMiddleware", "environ_head"]
 
 #: ``ViolationEvent.scope_type`` for findings made by this adapter.
 SCOPE_TYPE: Final = "wsgi"
+#: Whether the lane starts from the environ's parts (the C accelerator's
+#: ``environ_parts`` and ``head_plan``), not from the environ (``py_wsgi_plan``).
+_PARTS_FIRST: Final = IMPLEMENTATION == "c"
 #: The environ keys a request's summary is made of (besides the head).
 _SUMMARY_KEYS: Final = ("REQUEST_METHOD", "REMOTE_ADDR", "REMOTE_PORT")
 
@@ -80,7 +86,9 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
     def __call__(
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> Iterable[bytes]:
-        parts = environ_parts(environ)
+        # C: the parts in one call, then the plan of them. Pure Python: the plan in
+        # one pass (py_wsgi_plan), the parts only for the full check.
+        parts = environ_parts(environ) if _PARTS_FIRST else None
         plan = self._plan(environ, parts)
         if plan is not None:
             environ = dict(environ)
@@ -99,10 +107,13 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         return self._check(environ, start_response, parts)
 
     def _check(
-        self, environ: WSGIEnvironment, start_response: StartResponse, parts: Parts
+        self,
+        environ: WSGIEnvironment,
+        start_response: StartResponse,
+        parts: Parts | None,
     ) -> Iterable[bytes]:
         """The full check (the lane's frame stays small: no closure cells there)."""
-        head = head_from(*parts)
+        head = head_from(*(environ_parts(environ) if parts is None else parts))
         if is_excluded(head, self.config):
             return self.app(environ, start_response)
         # What the server said, taken now: the app may rewrite its environ (ProxyFix
@@ -122,19 +133,21 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         # A body read in one call, as the full check's first read would take it.
         self._lane: Lane = lane_for(self.config, REPLAY_BYTES)
 
-    def _plan(self, environ: WSGIEnvironment, parts: Parts) -> Plan:
-        """:func:`._fast.head_plan` for a WSGI request (None: the full check)."""
-        raw_path, app_path, query, headers = parts
+    def _plan(self, environ: WSGIEnvironment, parts: Parts | None) -> Plan:
+        """:func:`._fast.head_plan` for a WSGI request (None: the full check), of
+        ``parts`` when given, else of the environ (:func:`._wsgi_lane.py_wsgi_plan`)."""
         config = self.config
-        if config.exclude_paths and may_be_excluded(
-            app_path.decode("utf-8", "replace"), config
-        ):
-            return None
+        if config.exclude_paths:
+            app_path = target_parts(environ)[1] if parts is None else parts[1]
+            if may_be_excluded(app_path.decode("utf-8", "replace"), config):
+                return None
         # Whether there is no body matters to the plan only without a Content-Length
         # field, and a set CONTENT_LENGTH is that field (environ_parts reads it), so
         # has_body's parse is skipped then; False never skips the body check.
         bodiless = not environ.get("CONTENT_LENGTH") and not has_body(environ)
-        return head_plan(self._lane, raw_path, app_path, query, headers, bodiless)
+        if parts is None:
+            return py_wsgi_plan(self._lane, environ, bodiless)
+        return head_plan(self._lane, *parts, bodiless)
 
     def _respond(
         self, flow: BodyFlow, environ: WSGIEnvironment, start_response: StartResponse
