@@ -51,6 +51,7 @@ Answer = tuple[int, bytes, list[tuple[object, str]]]
 def _lane_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(asgi_module, "asgi_plan", lambda *_: None)
     monkeypatch.setattr(wsgi_module, "head_plan", lambda *_: None)
+    monkeypatch.setattr(wsgi_module, "py_wsgi_plan", lambda *_: None)
 
 
 def _warm(lane: Lane, headers: object, config: GuardConfig) -> None:
