@@ -9,7 +9,12 @@ Invariant, for every head, config and environ the input describes:
   the raw path, the query and each header value, as bytes and as a bytes subclass;
 - ``_speedups.environ_parts`` gives ``_wsgi_environ.py_environ_parts``'s parts, or
   None, and None exactly in its documented fallback cases (``left_to_python``);
-  ``scan_head`` then agrees on those parts as well.
+  ``scan_head`` then agrees on those parts as well;
+- ``_wsgi_lane.py_wsgi_plan`` (the pure-Python WSGI lane, no C twin) gives what
+  ``_fast.py_head_plan`` gives on ``py_environ_parts``' parts (the plan, or an
+  exception of the same type), or None where a header value is no exact str of
+  code points up to U+00FF (``_fused_may_decline``); for the configs' Policy
+  objects (the lane's contract: a lane comes from a GuardConfig).
 
 The reference runs in Python throughout: ``py_scan_head`` with ``py_strict_unquote``
 and the pure-Python ``is_valid`` swapped in for the call (``python_twins``), so a bug
@@ -32,14 +37,16 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Final, NoReturn
+from typing import Final, NoReturn, cast
 from urllib.parse import unquote_to_bytes
 
 from fuzz._common import mismatch, policy_of, run_atheris
 from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, Policy, _scan
 from utf8guard.middleware import GuardConfig, _clean
+from utf8guard.middleware._fast import Lane, py_head_plan
 from utf8guard.middleware._percent import py_strict_unquote
 from utf8guard.middleware._wsgi_environ import py_environ_parts
+from utf8guard.middleware._wsgi_lane import py_wsgi_plan
 
 try:
     from utf8guard import _speedups
@@ -368,11 +375,41 @@ def _check_environ(data: bytes, case: Case) -> None:
     _check_scan_head((*compiled, *case.args[4:]), data, case)
 
 
+def _check_wsgi_plan(data: bytes, case: Case) -> None:
+    path_policy, policy, header_policy = case.args[4:]
+    if not all(isinstance(p, Policy) for p in (path_policy, policy, header_policy)):
+        return
+    # The look-alike rule, a body limit and bodiless by the input's length.
+    lane = cast("Lane", (path_policy, policy, header_policy, len(data) % 3 > 0,
+                         len(data) % 7 * 3, {b"application/json": True}))  # fmt: skip
+    bodiless = len(data) % 2 == 0
+    expected = outcome(py_environ_parts, case.environ)
+    if expected[0] == "returned":
+        expected = outcome(py_head_plan, lane, *expected[1], bodiless)  # type: ignore[misc]
+    fused = outcome(py_wsgi_plan, lane, case.environ, bodiless)
+    if fused != expected and not (
+        fused == ("returned", None) and _fused_may_decline(case.environ)
+    ):
+        _fail("py_wsgi_plan != py_head_plan(*py_environ_parts)", data, case,
+              environ=case.environ, fused=fused, composed=expected)  # fmt: skip
+
+
+def _fused_may_decline(environ: Mapping[object, object]) -> bool:
+    """Whether a header value is no exact str of code points up to U+00FF."""
+    return any(
+        type(value) is not str or not _is_latin1(value)
+        for key, value in environ.items()
+        if isinstance(key, str) and (key[:5] == "HTTP_" or key in _CGI_KEYS.values())
+    )
+
+
 def check(data: bytes) -> None:
-    """Fail with AssertionError when a C function and its reference disagree."""
+    """Fail with AssertionError when a C function and its reference disagree, or
+    the pure WSGI lane and the composition it replaces."""
+    case = parse(data)
+    _check_wsgi_plan(data, case)
     if _speedups is None:  # pragma: no cover - the extension is not built
         return
-    case = parse(data)
     _check_scan_head(case.args, data, case)
     for item in (case.args[0], case.args[2], *_values(case.args[3])):
         if type(item) is bytes:
