@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, Final
 
 from .._policy import Policy
 from ._clean import (
@@ -69,7 +69,9 @@ def py_wsgi_plan(lane: Lane, environ: WSGIEnvironment, bodiless: bool, /) -> Pla
     decoded = scan_target(raw_path, app_path, query, lane[0], lane[1])
     if decoded is None:
         return None
-    return body_plan(lane, decoded, *fields, bodiless)
+    # Unpacked: a call with *fields builds an argument tuple, a tenth of a µs.
+    length_field, content_type = fields
+    return body_plan(lane, decoded, length_field, content_type, bodiless)
 
 
 def _clean_fields(environ: WSGIEnvironment, policy: Policy) -> OnceFields | None:
@@ -79,12 +81,11 @@ def _clean_fields(environ: WSGIEnvironment, policy: Policy) -> OnceFields | None
     if plan is None:
         plan = _keys_plan(keys)
     values_of, types, cgi, variants = plan
-    values = values_of(environ)
+    texts: tuple[str, ...] = values_of(environ)  # type: ignore[assignment]  # next
     # PEP 3333: values are str. Any other type (a subclass too, which may encode
     # otherwise) is left to the full check, as is reading which keys are fields.
-    if tuple(map(type, values)) != types:
+    if tuple(map(type, texts)) != types:
         return None
-    texts = cast("tuple[str, ...]", values)
     mask = 0
     for position, bit in cgi:
         # CGI/1.1 (RFC 3875 §4.1.2, §4.1.3): an empty value means no such field.

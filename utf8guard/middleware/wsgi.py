@@ -147,7 +147,8 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         bodiless = not environ.get("CONTENT_LENGTH") and not has_body(environ)
         if parts is None:
             return py_wsgi_plan(self._lane, environ, bodiless)
-        return head_plan(self._lane, *parts, bodiless)
+        raw_path, app_path, query, headers = parts
+        return head_plan(self._lane, raw_path, app_path, query, headers, bodiless)
 
     def _respond(
         self, flow: BodyFlow, environ: WSGIEnvironment, start_response: StartResponse
