@@ -319,7 +319,7 @@ def test_scan_returns_the_framing_fields_of_a_clean_head() -> None:
 
 
 def test_every_policy_allows_printable_ascii() -> None:
-    # _clean_headers lets printable values (RFC 5234 SP and VCHAR) skip is_valid
+    # clean_headers lets printable values (RFC 5234 SP and VCHAR) skip is_valid
     # under any Policy: each flag refuses only NUL, controls, DEL or non-ASCII. A new
     # flag must be weighed there first.
     names = [field.name for field in dataclasses.fields(Policy) if field.init]

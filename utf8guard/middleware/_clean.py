@@ -34,8 +34,8 @@ __all__ = [
     "NameFacts",
     "OnceFields",
     "are_clean_values",
-    "clean_fields",
     "clean_head",
+    "clean_headers",
     "is_clean_head",
     "is_lookalike_free",
     "name_facts",
@@ -184,7 +184,7 @@ def scan_parts(
     decoded = scan_target(raw_path, app_path, query, path_policy, policy)
     if decoded is None:
         return None
-    fields = clean_fields(headers, header_policy)
+    fields = clean_headers(headers, header_policy)
     if fields is None:
         return None
     return decoded, *fields
@@ -246,7 +246,7 @@ def _is_clean_query(query: bytes, policy: Policy) -> bool:
     return decoded is not None and _PERCENT not in decoded and is_valid(decoded, policy)
 
 
-def clean_fields(headers: object, policy: Policy) -> OnceFields | None:
+def clean_headers(headers: object, policy: Policy) -> OnceFields | None:
     """``(Content-Length, Content-Type)`` of clean headers, else None."""
     if not isinstance(headers, _SEQUENCES):
         return None
@@ -283,7 +283,7 @@ def name_facts(names: list[bytes]) -> NameFacts:
     """What the name rules say of a head's field ``names``: ``(count, found)``.
 
     ``count`` is ``len(names)`` exactly when every name is a token (RFC 9110 §5.1);
-    ``found`` is :func:`field_indexes` of them. Remembered by the joined names
+    ``found`` is :func:`_field_indexes` of them. Remembered by the joined names
     (bounded, :func:`._seen.remember`): servers repeat them request after request.
     """
     if not names:

@@ -12,7 +12,8 @@ The adapters take each decision in one call: :func:`asgi_plan` for an ASGI scope
 message. Inside a server a chain of small Python steps costs two to three times what
 it costs in a loop (cold caches), so the C accelerator has each as one function
 (``_speedups_lane.c``), held to the ``py_`` twins here by the tests and
-``fuzz/fuzz_lane.py``.
+``fuzz/fuzz_lane.py``. In pure Python the WSGI adapter takes its plan from the
+environ itself (:func:`._wsgi_lane.py_wsgi_plan`, which ends in :func:`body_plan`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Final
 from .._accel import IMPLEMENTATION
 from .._policy import Policy
 from ._body import body_kind, inspector_for
-from ._clean import clean_fields, scan_target
+from ._clean import clean_headers, scan_target
 from ._config import GuardConfig
 from ._engine import content_length
 from ._finding import Finding
@@ -105,7 +106,7 @@ def py_head_plan(
     decoded = scan_target(raw_path, app_path, query, lane[0], lane[1])
     if decoded is None:
         return None
-    fields = clean_fields(headers, lane[2])
+    fields = clean_headers(headers, lane[2])
     if fields is None:
         return None
     # Unpacked: a call with *fields builds an argument tuple, a tenth of a µs.
