@@ -35,15 +35,21 @@ from .test_wsgi import make_environ
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
+
+def _lane(config: GuardConfig) -> Lane:
+    """The WSGI adapter's lane of ``config``, having met two Content-Type values
+    (JSON: an int plan; not JSON: a tuple plan)."""
+    lane = lane_for(config, REPLAY_BYTES)
+    lane[5].update({b"application/json": True, b"text/plain": False})
+    return lane
+
+
 LANES: dict[str, Lane] = {
-    "default": lane_for(GuardConfig(), REPLAY_BYTES),
-    "lookalikes-allowed": lane_for(GuardConfig(allow_lookalike_separators=True)),
-    "report": lane_for(GuardConfig(mode="report")),
-    "tiny-body": lane_for(GuardConfig(max_body_size=4)),
+    "default": _lane(GuardConfig()),
+    "lookalikes-allowed": _lane(GuardConfig(allow_lookalike_separators=True)),
+    "report": _lane(GuardConfig(mode="report")),
+    "tiny-body": _lane(GuardConfig(max_body_size=4)),
 }
-#: Content-Type values a lane has met, JSON or not (an int plan for the first).
-for _lane in LANES.values():
-    _lane[5].update({b"application/json": True, b"text/plain": False})
 
 
 class _Str(str):
