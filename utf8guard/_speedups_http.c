@@ -334,7 +334,7 @@ static int clean_query(PyObject *query, PyObject *policy) {
 }
 
 /* ---------------------------------------------------------------------------------
- * Headers (py _clean_headers).
+ * Headers (py clean_headers).
  */
 /* RFC 9110 §5.6.2 tchar, filled from _abnf.TCHAR on first use. */
 static uint8_t tchar[256];
@@ -491,7 +491,7 @@ static int value_has(PyObject *pairs, Py_ssize_t i, char c) {
     return memchr(BYTES_OF(value), c, (size_t)PyBytes_GET_SIZE(value)) != NULL;
 }
 
-/* py _clean_headers from the join on, over `pairs`: a list or tuple of 2-item lists
+/* py clean_headers from the join on, over `pairs`: a list or tuple of 2-item lists
  * or tuples that nothing can change meanwhile. Sets *length and *type (borrowed,
  * NULL when absent) when clean. */
 static int clean_fields(PyObject *pairs, PyObject *policy, PyObject **length,
@@ -579,7 +579,7 @@ static int unpack_two(PyObject *pair, PyObject **name, PyObject **value) {
     return -1;
 }
 
-/* One turn of py _clean_headers' loop: append (name, value) to `pairs`, or 0 when
+/* One turn of py clean_headers' loop: append (name, value) to `pairs`, or 0 when
  * the pair's shape or types are not what a clean head has. */
 static int append_pair(PyObject *pairs, PyObject *pair) {
     int rc = is_list_or_tuple(pair);
@@ -604,7 +604,7 @@ static int append_pair(PyObject *pairs, PyObject *pair) {
     return rc;
 }
 
-/* Headers of any other kind, walked as py _clean_headers walks them, into a new list
+/* Headers of any other kind, walked as py clean_headers walks them, into a new list
  * of (name, value) tuples (*out) that no callback can reach. */
 static int collect_pairs(PyObject *headers, PyObject **out) {
     int rc = is_list_or_tuple(headers);
