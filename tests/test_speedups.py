@@ -164,7 +164,7 @@ def test_environment_variable_forces_pure_python(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(_accel.PURE_PYTHON_ENV, "1")
-    assert _accel.load() == ("python", None, None)
+    assert _accel.load() == ("python", None, None, None)
 
 
 def test_missing_extension_falls_back_to_pure_python(
@@ -174,7 +174,7 @@ def test_missing_extension_falls_back_to_pure_python(
     # None in sys.modules makes the import raise ImportError, as when it is not built.
     monkeypatch.setitem(sys.modules, "utf8guard._speedups", None)
     monkeypatch.delattr(utf8guard, "_speedups", raising=False)
-    assert _accel.load() == ("python", None, None)
+    assert _accel.load() == ("python", None, None, None)
 
 
 @speedups_only
@@ -184,7 +184,12 @@ def test_extension_is_used_when_built(
 ) -> None:
     assert _built is not None
     monkeypatch.setenv(_accel.PURE_PYTHON_ENV, value)
-    assert _accel.load() == ("c", _built.first_violation, _built.is_valid)
+    assert _accel.load() == (
+        "c",
+        _built.first_violation,
+        _built.is_valid,
+        _built.stream_step,
+    )
 
 
 def test_public_is_valid_is_the_active_implementations() -> None:
