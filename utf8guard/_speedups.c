@@ -479,9 +479,14 @@ static PyObject *stream_step(PyObject *module, PyObject *const *args,
                      nargs);
         return NULL;
     }
-    if (!PyBytes_CheckExact(args[0]) ||
-        PyBytes_GET_SIZE(args[0]) >= MAX_SEQUENCE_BYTES) {
-        PyErr_SetString(PyExc_ValueError, "held must be bytes of at most 3 bytes");
+    if (!PyBytes_CheckExact(args[0])) {
+        PyErr_Format(PyExc_TypeError, "held must be bytes, not %.100s",
+                     Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(args[0]) >= MAX_SEQUENCE_BYTES) {
+        PyErr_Format(PyExc_ValueError, "held must be at most 3 bytes, not %zd",
+                     PyBytes_GET_SIZE(args[0]));
         return NULL;
     }
     unsigned mask;
