@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from utf8guard import (
     STRICT,
@@ -26,6 +28,7 @@ from utf8guard import (
 from utf8guard._scan import BytesLike
 
 from .conftest import FLAGS
+from .test_properties import near_valid, policies
 from .vectors import INVALID, VALID
 
 SAMPLES = (
@@ -364,3 +367,24 @@ def test_error_snippet_joins_held_bytes_and_the_chunk() -> None:
     assert info.value.violation == Violation(Kind.NONCHARACTER, 2, 5)
     assert "ef bf be" in str(info.value)
     assert validator.position == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(STEPS),
+    near_valid,
+    policies,
+    st.lists(st.integers(min_value=0), max_size=4),
+    st.sampled_from(WRAPPERS),
+)
+def test_step_on_near_valid_input_under_any_policy(
+    step: Step,
+    data: bytes,
+    policy: Policy,
+    cuts: list[int],
+    wrap: Callable[[bytes], BytesLike],
+) -> None:
+    bounds = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
+    chunks = [data[a:b] for a, b in itertools.pairwise(bounds)]
+    expected = reference.find_violation(data, policy)
+    assert _stream_by_steps(step, chunks, policy, wrap) == expected

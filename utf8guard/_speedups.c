@@ -512,20 +512,20 @@ static PyObject *stream_step(PyObject *module, PyObject *const *args,
         f.start += held_len;
         f.end += held_len;
     }
-    /* The bytes of data [f.start, f.end) when they may still be held. */
-    size_t total = held_len + len;
-    if (hit && f.kind == K_TRUNCATED && f.end == total) {
-        for (size_t i = f.start; i < f.end; i++)
-            data[i - f.start] = i < held_len ? data[i] : p[i - held_len];
+    PyObject *result;
+    if (!hit) {
+        result = PyBytes_FromStringAndSize(NULL, 0);
+    } else if (f.kind == K_TRUNCATED && f.end == held_len + len) {
+        /* At most 3 bytes: all in data when the chunk fits there, else all in it. */
+        const uint8_t *cut = taken == len ? data + f.start : p + (f.start - held_len);
+        result = PyBytes_FromStringAndSize((const char *)cut,
+                                           (Py_ssize_t)(f.end - f.start));
+    } else {
+        result = PyObject_CallFunction(violation_type, "Onn", kinds[f.kind],
+                                       (Py_ssize_t)f.start, (Py_ssize_t)f.end);
     }
     PyBuffer_Release(&view);
-    if (!hit)
-        return PyBytes_FromStringAndSize(NULL, 0);
-    if (f.kind == K_TRUNCATED && f.end == total)
-        return PyBytes_FromStringAndSize((const char *)data,
-                                         (Py_ssize_t)(f.end - f.start));
-    return PyObject_CallFunction(violation_type, "Onn", kinds[f.kind],
-                                 (Py_ssize_t)f.start, (Py_ssize_t)f.end);
+    return result;
 }
 
 /* is_valid() for anything but bytes and bytearray: utf8guard._scan.find_violation,
