@@ -131,12 +131,12 @@ def _python_step(held: bytes, chunk: BytesLike, policy: Policy) -> bytes | Viola
     from ``held[0]``; where there is none but a sequence the end of the data cuts
     short, its bytes, to hold for the next chunk; else ``b""``.
 
-    ``held`` is what the call for the chunk before returned. The reference for the
-    compiled ``stream_step``, which must return the same for every input.
+    ``held`` is what the call for the chunk before returned; ``chunk`` is flat (as
+    :func:`~utf8guard._scan.as_buffer` gives it). The reference for the compiled
+    ``stream_step``, which must return the same for every input.
     """
     if (
         not held
-        and type(chunk) is bytes
         and (not chunk or chunk[-1] < _FIRST_NON_ASCII)
         and is_valid(chunk, policy)
     ):
