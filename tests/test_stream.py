@@ -261,11 +261,15 @@ Step = Callable[[bytes, BytesLike, Policy], bytes | Violation]
 STEPS: list[Step] = [_stream._python_step]
 if _compiled_step is not None:
     STEPS.append(_compiled_step)
-#: Nothing refused, STRICT, each refused set alone, and all of them.
+#: Nothing refused, STRICT (noncharacters), each other refused set alone, and all.
 STEP_POLICIES = [
     WELL_FORMED,
     STRICT,
-    *(Policy(**{flag: False}) for flag in FLAGS if flag != "allow_noncharacters"),
+    *(
+        Policy(**{**dict.fromkeys(FLAGS, True), flag: False})
+        for flag in FLAGS
+        if flag != "allow_noncharacters"
+    ),
     Policy(**dict.fromkeys(FLAGS, False)),
 ]
 #: Each sequence length, Table 3-7's edge rows, surrogates, noncharacters, each
