@@ -33,6 +33,7 @@ from utf8guard import (
     _stream,
     reference,
 )
+from utf8guard._scan import BytesLike
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS: dict[str, Callable[[bytes], None]] = {
@@ -196,39 +197,51 @@ def _in_harness(target: str, name: str, fake: Callable[..., object]) -> Patch:
 
 def _off_by_one_offsets(monkeypatch: pytest.MonkeyPatch) -> None:
     """The streaming validator reports spans one byte late."""
-    real = _stream.IncrementalValidator._check
+    real = _stream.IncrementalValidator._fail
 
-    def broken(self: _stream.IncrementalValidator, segment: _stream.Segment) -> None:
-        buf, start, end, base = segment
-        real(self, (buf, start, end, base + 1))
+    def broken(
+        self: _stream.IncrementalValidator,
+        found: Violation,
+        held: bytes,
+        chunk: BytesLike,
+    ) -> utf8guard.Utf8Error:
+        late = Violation(found.kind, found.start + 1, found.end + 1)
+        return real(self, late, held, chunk)
 
-    monkeypatch.setattr(_stream.IncrementalValidator, "_check", broken)
-
-
-def _fails_open(monkeypatch: pytest.MonkeyPatch) -> None:
-    """After raising once, the validator forgets the error."""
-    real = _stream.IncrementalValidator._raise_if_failed
-
-    def broken(self: _stream.IncrementalValidator) -> None:
-        try:
-            real(self)
-        finally:
-            self._error = None
-
-    monkeypatch.setattr(_stream.IncrementalValidator, "_raise_if_failed", broken)
+    monkeypatch.setattr(_stream.IncrementalValidator, "_fail", broken)
 
 
-def _raises_another_error_later(monkeypatch: pytest.MonkeyPatch) -> None:
-    """After a violation, later calls raise a different one."""
-    real = _stream.IncrementalValidator._raise_if_failed
+def _after_failing(
+    then: Callable[[_stream.IncrementalValidator], None],
+) -> Patch:
+    """The validator raises its first error, then runs ``then`` on itself."""
 
-    def broken(self: _stream.IncrementalValidator) -> None:
-        try:
-            real(self)
-        finally:
-            self._error = utf8guard.Utf8Error(Violation(Kind.NUL, 0, 0))
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        real = _stream.IncrementalValidator._fail
 
-    monkeypatch.setattr(_stream.IncrementalValidator, "_raise_if_failed", broken)
+        def broken(
+            self: _stream.IncrementalValidator,
+            found: Violation,
+            held: bytes,
+            chunk: BytesLike,
+        ) -> utf8guard.Utf8Error:
+            error = real(self, found, held, chunk)
+            then(self)
+            return error
+
+        monkeypatch.setattr(_stream.IncrementalValidator, "_fail", broken)
+
+    return plant
+
+
+def _forget_error(validator: _stream.IncrementalValidator) -> None:
+    """Fails open: the error is not kept."""
+    validator._error = None
+
+
+def _replace_error(validator: _stream.IncrementalValidator) -> None:
+    """Later calls raise a different error."""
+    validator._error = utf8guard.Utf8Error(Violation(Kind.NUL, 0, 0))
 
 
 def _position(value: Callable[[_stream.IncrementalValidator], int]) -> Patch:
@@ -243,7 +256,7 @@ def _finish_resets_position(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def broken(self: _stream.IncrementalValidator) -> None:
         real(self)
-        self._splitter.offset = 0
+        self._fed = 0
 
     monkeypatch.setattr(_stream.IncrementalValidator, "finish", broken)
 
@@ -338,11 +351,15 @@ PLANTED: dict[str, tuple[str, str, Patch]] = {
         "raised before the bytes were fed",
         _off_by_one_offsets,
     ),
-    "stream-fails-open": ("stream", "accepted input after", _fails_open),
+    "stream-fails-open": (
+        "stream",
+        "accepted input after",
+        _after_failing(_forget_error),
+    ),
     "stream-changes-its-error": (
         "stream",
         "after a violation",
-        _raises_another_error_later,
+        _after_failing(_replace_error),
     ),
     "stream-position-stuck": ("stream", "position", _position(lambda self: 0)),
     "stream-finish-resets-position": (

@@ -33,6 +33,7 @@ from utf8guard import (
     Violation,
     _accel,
     _scan,
+    _stream,
     find_violation,
     iter_violations,
     reference,
@@ -115,11 +116,13 @@ def implementation(
     name: str = request.param
     if name == "python":
         monkeypatch.setattr(_scan, "_compiled", None)
+        monkeypatch.setattr(_stream, "_step", _stream._python_step)
         is_valid: _accel.IsValid = _scan.python_is_valid
     elif _built is None:  # pragma: no cover - a build without a C compiler
         pytest.skip("_speedups is not built")
     else:
         monkeypatch.setattr(_scan, "_compiled", _built.first_violation)
+        monkeypatch.setattr(_stream, "_step", _built.stream_step)
         is_valid = _built.is_valid
     monkeypatch.setattr(_scan, "is_valid", is_valid)
     monkeypatch.setattr(utf8guard, "is_valid", is_valid)
@@ -164,7 +167,7 @@ def test_environment_variable_forces_pure_python(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(_accel.PURE_PYTHON_ENV, "1")
-    assert _accel.load() == ("python", None, None)
+    assert _accel.load() == ("python", None, None, None)
 
 
 def test_missing_extension_falls_back_to_pure_python(
@@ -174,7 +177,7 @@ def test_missing_extension_falls_back_to_pure_python(
     # None in sys.modules makes the import raise ImportError, as when it is not built.
     monkeypatch.setitem(sys.modules, "utf8guard._speedups", None)
     monkeypatch.delattr(utf8guard, "_speedups", raising=False)
-    assert _accel.load() == ("python", None, None)
+    assert _accel.load() == ("python", None, None, None)
 
 
 @speedups_only
@@ -184,7 +187,12 @@ def test_extension_is_used_when_built(
 ) -> None:
     assert _built is not None
     monkeypatch.setenv(_accel.PURE_PYTHON_ENV, value)
-    assert _accel.load() == ("c", _built.first_violation, _built.is_valid)
+    assert _accel.load() == (
+        "c",
+        _built.first_violation,
+        _built.is_valid,
+        _built.stream_step,
+    )
 
 
 def test_public_is_valid_is_the_active_implementations() -> None:
@@ -449,7 +457,7 @@ def test_compiled_is_valid_is_documented() -> None:
     assert runner.summarize(verbose=False) == doctest.TestResults(0, 1)
 
 
-def _stream(data: bytes, size: int) -> None:
+def _feed_in_chunks(data: bytes, size: int) -> None:
     validator = IncrementalValidator()
     for at in range(0, len(data), size):
         validator.feed(data[at : at + size])
@@ -460,7 +468,7 @@ def test_stream_matches_one_shot(implementation: str) -> None:
     data = ("κόσμε " * 20).encode() + "\ufdd0".encode() + b"tail"
     for size in (1, 3, 64, 100):
         with pytest.raises(utf8guard.Utf8Error) as caught:
-            _stream(data, size)
+            _feed_in_chunks(data, size)
         assert caught.value.violation == find_violation(data)
 
 
@@ -686,6 +694,26 @@ def test_bad_arguments_raise(args: tuple[object, ...], error: type[Exception]) -
     assert _built is not None
     with pytest.raises(error):
         _built.first_violation(*args)  # type: ignore[arg-type]  # deliberately wrong
+
+
+@speedups_only
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        ((b"", b"abc"), TypeError),
+        (("", b"abc", STRICT), TypeError),
+        ((bytearray(b"\xe2"), b"abc", STRICT), TypeError),
+        ((b"\xf0\x9f\x98\x80", b"", STRICT), ValueError),
+        ((b"", "abc", STRICT), TypeError),
+        ((b"", b"abc", object()), AttributeError),
+    ],
+)
+def test_stream_step_checks_its_arguments(
+    args: tuple[object, ...], error: type[Exception]
+) -> None:
+    assert _built is not None
+    with pytest.raises(error):
+        _built.stream_step(*args)  # type: ignore[arg-type]  # deliberately wrong
 
 
 @speedups_only

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import codecs
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from utf8guard import (
     STRICT,
@@ -17,11 +19,16 @@ from utf8guard import (
     Policy,
     Utf8Error,
     Violation,
+    _stream,
+    find_violation,
     iter_stream_violations,
     reference,
     repair_stream,
 )
+from utf8guard._scan import BytesLike
 
+from .conftest import FLAGS
+from .test_properties import near_valid, policies
 from .vectors import INVALID, VALID
 
 SAMPLES = (
@@ -241,3 +248,147 @@ def test_well_formed_prefixes_still_wait(prefix: bytes) -> None:
     assert validator.position == len(prefix) + (
         1 if prefix[0] < 0xF0 else 4 - len(prefix)
     )
+
+
+# --- one chunk's step: _python_step and the compiled stream_step --------------------
+
+try:
+    from utf8guard._speedups import stream_step as _compiled_step
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled_step = None  # type: ignore[assignment]  # only the Python step runs
+
+Step = Callable[[bytes, BytesLike, Policy], bytes | Violation]
+STEPS: list[Step] = [_stream._python_step]
+if _compiled_step is not None:
+    STEPS.append(_compiled_step)
+#: Nothing refused, STRICT (noncharacters), each other refused set alone, and all.
+STEP_POLICIES = [
+    WELL_FORMED,
+    STRICT,
+    *(
+        Policy(**{**dict.fromkeys(FLAGS, True), flag: False})
+        for flag in FLAGS
+        if flag != "allow_noncharacters"
+    ),
+    Policy(**dict.fromkeys(FLAGS, False)),
+]
+#: Each sequence length, Table 3-7's edge rows, surrogates, noncharacters, each
+#: refused set, ill-formed and truncated sequences: cut anywhere, they straddle chunks.
+STEP_SAMPLES = [
+    b"a\xc3\xa9b",
+    b"a\xe2\x82\xacb",
+    b"a\xf0\x9f\x98\x80b",
+    b"\xe0\xa0\x80\xed\x9f\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbd",
+    b"a\xed\xa0\x80b",
+    b"ab\xef\xbf\xbe",
+    b"\xf4\x8f\xbf\xbfz",
+    b"\xf0\x9f\xbf\xbf\xef\xb7\x90",
+    b"x\xe2\x80\xae\xd8\x9c",
+    b"\xef\xbb\xbf\xee\x80\x80\xf3\xb0\x80\x80",
+    b"\xc2\x85\x00\x7f",
+    b"\xe0\x80\x80\xf0\x80\x80\x80",
+    b"\xf4\x90\x80\x80\xc0\xaf\xc1",
+    b"\xe2\x82\xe2\x82\xac\xf0\x9f\x98a",
+    b"ok\xf0\x9f\x98",
+    b"\x80\xbf\xff\xe2",
+]
+WRAPPERS: list[Callable[[bytes], BytesLike]] = [bytes, bytearray, memoryview]
+#: A stream holds at most one byte less than the longest sequence (RFC 3629 §3).
+MAX_HELD_BYTES = 3
+
+
+def _step_oracle(held: bytes, chunk: bytes, policy: Policy) -> bytes | Violation:
+    """The step's contract, from the oracle: the first violation in ``held + chunk``
+    unless it is a sequence cut short by the end of the data, which is held."""
+    data = held + chunk
+    found = reference.find_violation(data, policy)
+    if found is None:
+        return b""
+    if found.kind is Kind.TRUNCATED and found.end == len(data):
+        return data[found.start :]
+    return found
+
+
+def _stream_by_steps(
+    step: Step, chunks: list[bytes], policy: Policy, wrap: Callable[[bytes], BytesLike]
+) -> Violation | None:
+    """Drive ``step`` over ``chunks`` as feed does, checking each call against the
+    oracle; the stream's first violation, at stream offsets."""
+    held, base = b"", 0  # base: the stream offset of held[0]
+    for chunk in chunks:
+        got = step(held, wrap(chunk), policy)
+        assert got == _step_oracle(held, chunk, policy), (held, chunk)
+        if isinstance(got, Violation):
+            return Violation(got.kind, base + got.start, base + got.end)
+        assert len(got) <= MAX_HELD_BYTES
+        base += len(held) + len(chunk) - len(got)
+        held = got
+    return Violation(Kind.TRUNCATED, base, base + len(held)) if held else None
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda s: s.__module__)
+@pytest.mark.parametrize("data", STEP_SAMPLES, ids=lambda d: d.hex())
+def test_step_at_every_split_under_every_policy(step: Step, data: bytes) -> None:
+    for policy in STEP_POLICIES:
+        expected = reference.find_violation(data, policy)
+        for chunks, wrap in itertools.product(_splits(data, 2), WRAPPERS):
+            assert _stream_by_steps(step, chunks, policy, wrap) == expected, chunks
+        for chunks in _splits(data, 3):
+            assert _stream_by_steps(step, chunks, policy, bytes) == expected, chunks
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda s: s.__module__)
+def test_step_on_a_large_chunk_completing_a_held_sequence(step: Step) -> None:
+    body = ("ж" * 20000).encode()
+    data = b"\xe2\x82\xac" + body + b"\xed\xa0\x80"
+    for cut in (1, 2, 3):
+        chunks = [data[:cut], data[cut:]]
+        assert _stream_by_steps(step, chunks, STRICT, bytes) == find_violation(data)
+
+
+@pytest.mark.parametrize(
+    ("chunk", "size"),
+    [
+        (b"a", 1),
+        (memoryview(b"ab").cast("B", (1, 2)), 2),
+        (memoryview(b"abcd").cast("H"), 4),
+    ],
+    ids=["bytes", "2-d", "uint16"],
+)
+def test_feed_counts_the_bytes_of_any_buffer(chunk: BytesLike, size: int) -> None:
+    validator = IncrementalValidator()
+    validator.feed(b"\xe2\x82")
+    validator.feed(b"\xac")
+    validator.feed(chunk)
+    assert validator.position == 3 + size
+
+
+def test_error_snippet_joins_held_bytes_and_the_chunk() -> None:
+    validator = IncrementalValidator()
+    validator.feed(b"ab\xef\xbf")
+    with pytest.raises(Utf8Error) as info:
+        validator.feed(memoryview(b"\xbezz"))
+    assert info.value.violation == Violation(Kind.NONCHARACTER, 2, 5)
+    assert "ef bf be" in str(info.value)
+    assert validator.position == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(STEPS),
+    near_valid,
+    policies,
+    st.lists(st.integers(min_value=0), max_size=4),
+    st.sampled_from(WRAPPERS),
+)
+def test_step_on_near_valid_input_under_any_policy(
+    step: Step,
+    data: bytes,
+    policy: Policy,
+    cuts: list[int],
+    wrap: Callable[[bytes], BytesLike],
+) -> None:
+    bounds = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
+    chunks = [data[a:b] for a, b in itertools.pairwise(bounds)]
+    expected = reference.find_violation(data, policy)
+    assert _stream_by_steps(step, chunks, policy, wrap) == expected

@@ -18,6 +18,7 @@ __all__ = [
     "PURE_PYTHON_ENV",
     "compiled_first_violation",
     "compiled_is_valid",
+    "compiled_stream_step",
     "load",
 ]
 
@@ -26,6 +27,9 @@ PURE_PYTHON_ENV: Final = "UTF8GUARD_PURE_PYTHON"
 
 FirstViolation = Callable[
     [bytes | bytearray | memoryview, int, int, Policy], Violation | None
+]
+StreamStep = Callable[
+    [bytes, bytes | bytearray | memoryview, Policy], bytes | Violation
 ]
 
 
@@ -37,22 +41,28 @@ class IsValid(Protocol):
     ) -> bool: ...
 
 
-def load() -> tuple[str, FirstViolation | None, IsValid | None]:
+def load() -> tuple[str, FirstViolation | None, IsValid | None, StreamStep | None]:
     """The active implementation's name and its compiled entry points, if any.
 
-    ``("c", first_violation, is_valid)`` when the extension imports and is not
-    disabled, else ``("python", None, None)``.
+    ``("c", first_violation, is_valid, stream_step)`` when the extension imports and
+    is not disabled, else ``("python", None, None, None)``.
     """
     if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-        return "python", None, None
+        return "python", None, None, None
     try:
         from . import _speedups
     except ImportError:
         # Not built (no compiler at install time): the pure-Python core is complete.
-        return "python", None, None
-    return "c", _speedups.first_violation, _speedups.is_valid
+        return "python", None, None, None
+    return "c", _speedups.first_violation, _speedups.is_valid, _speedups.stream_step
 
 
 #: The compiled is_valid is the whole public predicate in one C call: the Python
-#: function around the seam cost twice a small decode (bench/README.md).
-IMPLEMENTATION, compiled_first_violation, compiled_is_valid = load()
+#: function around the seam cost twice a small decode (bench/README.md). The compiled
+#: stream_step is a stream's chunk in one call, for the same reason.
+(
+    IMPLEMENTATION,
+    compiled_first_violation,
+    compiled_is_valid,
+    compiled_stream_step,
+) = load()

@@ -456,6 +456,78 @@ static PyObject *first_violation(PyObject *module, PyObject *const *args,
                                  (Py_ssize_t)f.start, (Py_ssize_t)f.end);
 }
 
+/* Longest UTF-8 sequence (RFC 3629 §3): a stream holds at most one byte less. */
+#define MAX_SEQUENCE_BYTES 4
+
+PyDoc_STRVAR(stream_step_doc,
+             "stream_step(held, chunk, policy, /)\n--\n\n"
+             "One chunk of a stream: the first Violation in held + chunk, with offsets\n"
+             "from held[0]; where there is none but a sequence the end of the data\n"
+             "cuts short, its bytes, to hold for the next chunk; else b''.");
+
+/* utf8guard._stream._python_step in one call. held (at most 3 bytes) is never joined
+ * to the chunk: the characters that start in it are classified in a small copy with
+ * the bytes that may finish them, then the chunk is scanned in place from the first
+ * character boundary after them. A truncated sequence that reaches the end of the
+ * data is the one violation more bytes could undo (Table 3-7: it is a prefix of a
+ * well-formed sequence), so it is held, not reported. */
+static PyObject *stream_step(PyObject *module, PyObject *const *args,
+                             Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "stream_step expected 3 arguments, got %zd",
+                     nargs);
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0])) {
+        PyErr_Format(PyExc_TypeError, "held must be bytes, not %.100s",
+                     Py_TYPE(args[0])->tp_name);
+        return NULL;
+    }
+    if (PyBytes_GET_SIZE(args[0]) >= MAX_SEQUENCE_BYTES) {
+        PyErr_Format(PyExc_ValueError, "held must be at most 3 bytes, not %zd",
+                     PyBytes_GET_SIZE(args[0]));
+        return NULL;
+    }
+    unsigned mask;
+    if (policy_mask(args[2], &mask) < 0)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const uint8_t *p = view.buf;
+    size_t len = (size_t)view.len;
+    size_t held_len = (size_t)PyBytes_GET_SIZE(args[0]);
+    /* held, then as many chunk bytes as a character starting in held can reach. */
+    uint8_t data[2 * MAX_SEQUENCE_BYTES];
+    size_t taken = len < MAX_SEQUENCE_BYTES - 1 ? len : MAX_SEQUENCE_BYTES - 1;
+    memcpy(data, PyBytes_AS_STRING(args[0]), held_len);
+    memcpy(data + held_len, p, taken);
+    found_t f;
+    size_t next = 0;
+    int hit = held_len && scan_exact(data, 0, held_len, held_len + taken, mask, &f,
+                                     &next);
+    if (!hit && scan_range(p, next - held_len, len, mask, &f)) {
+        hit = 1;
+        f.start += held_len;
+        f.end += held_len;
+    }
+    PyObject *result;
+    if (!hit) {
+        result = PyBytes_FromStringAndSize(NULL, 0);
+    } else if (f.kind == K_TRUNCATED && f.end == held_len + len) {
+        /* At most 3 bytes: all in data when the chunk fits there, else all in it. */
+        const uint8_t *cut = taken == len ? data + f.start : p + (f.start - held_len);
+        result = PyBytes_FromStringAndSize((const char *)cut,
+                                           (Py_ssize_t)(f.end - f.start));
+    } else {
+        result = PyObject_CallFunction(violation_type, "Onn", kinds[f.kind],
+                                       (Py_ssize_t)f.start, (Py_ssize_t)f.end);
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* is_valid() for anything but bytes and bytearray: utf8guard._scan.find_violation,
  * which checks the type (str, a strided memoryview: TypeError) and flattens views,
  * exactly as the pure-Python is_valid does. Looked up on first use: _scan imports
@@ -604,6 +676,8 @@ static PyMethodDef methods[] = {
      first_violation_doc},
     {"is_valid", (PyCFunction)(void (*)(void))is_valid, METH_FASTCALL | METH_KEYWORDS,
      is_valid_doc},
+    {"stream_step", (PyCFunction)(void (*)(void))stream_step, METH_FASTCALL,
+     stream_step_doc},
     {"isa", isa, METH_NOARGS, isa_doc},
     {"supported_isas", supported_isas, METH_NOARGS, supported_isas_doc},
     {"set_isa", set_isa, METH_O, set_isa_doc},

@@ -1,16 +1,18 @@
 """Streams split at any byte: validation, every violation, and repair.
 
-IncrementalValidator, iter_stream_violations and repair_stream cut the stream into
-segments that no sequence or maximal subpart spans, carrying at most 3 bytes of an
-unfinished sequence between chunks, and check each segment with the one-shot code,
-shifting offsets to absolute stream positions.
+The stream is cut into segments that no sequence or maximal subpart spans, carrying at
+most 3 bytes of an unfinished sequence between chunks; each segment is checked with the
+one-shot code, offsets shifted to absolute stream positions. IncrementalValidator takes
+a chunk in one step call, which the accelerator makes one C call (``stream_step``; the
+per-chunk Python around a 64 KiB scan shows, bench/README.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Final
 
+from ._accel import StreamStep, compiled_stream_step
 from ._policy import STRICT, Policy
 from ._repair import repaired_parts
 from ._scan import (
@@ -22,7 +24,7 @@ from ._scan import (
     iter_range,
 )
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS
-from ._violation import Utf8Error, Violation
+from ._violation import Kind, Utf8Error, Violation
 
 __all__ = ["IncrementalValidator", "iter_stream_violations", "repair_stream"]
 
@@ -48,27 +50,28 @@ def _may_continue(buf: BytesLike, lead: int, end: int) -> bool:
 class _Splitter:
     """Cut chunks into segments at positions no span crosses; hold at most 3 bytes."""
 
-    def __init__(self) -> None:
-        self.pending = b""
+    def __init__(self, pending: bytes = b"") -> None:
+        self.pending = pending  # an unfinished sequence held from the last chunk
         self.offset = 0  # stream offset of the next byte not yet handed out
 
-    def push(self, chunk: BytesLike, check: Callable[[Segment], None]) -> None:
-        """Hand ``chunk``'s segments to ``check``, which raises to stop the stream: the
-        state moves past a segment only once it is checked."""
+    def push(self, chunk: BytesLike) -> list[Segment]:
+        """``chunk``'s segments, the held sequence it completes (or breaks) first."""
         buf = chunk if type(chunk) is bytes else as_buffer(chunk)
+        segments: list[Segment] = []
         rest = 0
         if self.pending:
             joined, rest = self._complete(buf)
             if joined is None:
-                return
-            check((joined, 0, len(joined), self.offset))
+                return segments
+            segments.append((joined, 0, len(joined), self.offset))
             self.offset += len(joined)
         carry = len(buf)
         if carry > rest and buf[-1] >= _FIRST_NON_ASCII:  # else nothing unfinished
             carry = self._unfinished_tail(buf, rest)
-        check((buf, rest, carry, self.offset - rest))
+        segments.append((buf, rest, carry, self.offset - rest))
         self.offset += carry - rest
         self.pending = bytes(buf[carry:])
+        return segments
 
     def flush(self) -> Segment:
         pending, self.pending = self.pending, b""
@@ -110,6 +113,47 @@ class _Splitter:
         return end
 
 
+def _first_in(segment: Segment, policy: Policy) -> Violation | None:
+    """The first violation in ``segment``, at its stream offsets."""
+    buf, start, end, base = segment
+    if start == 0 and end == len(buf) and is_valid(buf, policy):
+        # A whole chunk: one is_valid call (one C call with the accelerator, and
+        # isascii first in pure Python) is the cheapest proof it is clean.
+        return None
+    found = first_violation(buf, start, end, policy)
+    if found is None:
+        return None
+    return Violation(found.kind, base + found.start, base + found.end)
+
+
+def _python_step(held: bytes, chunk: BytesLike, policy: Policy) -> bytes | Violation:
+    """One chunk of a stream: the first violation in ``held + chunk``, with offsets
+    from ``held[0]``; where there is none but a sequence the end of the data cuts
+    short, its bytes, to hold for the next chunk; else ``b""``.
+
+    ``held`` is what the call for the chunk before returned; ``chunk`` is flat (as
+    :func:`~utf8guard._scan.as_buffer` gives it). The reference for the compiled
+    ``stream_step``, which must return the same for every input.
+    """
+    if (
+        not held
+        and (not chunk or chunk[-1] < _FIRST_NON_ASCII)
+        and is_valid(chunk, policy)
+    ):
+        # Nothing held, nothing to hold: one call settles the chunk.
+        return b""
+    splitter = _Splitter(held)
+    for segment in splitter.push(chunk):
+        found = _first_in(segment, policy)
+        if found is not None:
+            return found
+    return splitter.pending
+
+
+#: A stream's chunk in one call: compiled with the accelerator, else _python_step.
+_step: Final[StreamStep] = compiled_stream_step or _python_step
+
+
 class IncrementalValidator:
     """Validate UTF-8 arriving in chunks, reporting what one-shot validation would.
 
@@ -130,13 +174,14 @@ class IncrementalValidator:
         if not isinstance(policy, Policy):
             raise TypeError(f"policy must be a Policy, not {type(policy).__name__}")
         self._policy = policy
-        self._splitter = _Splitter()
+        self._held = b""  # an unfinished sequence at the end of the bytes fed
+        self._fed = 0  # bytes fed, the held ones included
         self._error: Utf8Error | None = None
 
     @property
     def position(self) -> int:
         """Bytes of the stream checked so far (not the held unfinished sequence)."""
-        return self._splitter.offset
+        return self._fed - len(self._held)
 
     def feed(self, chunk: BytesLike) -> None:
         """Check the next chunk of the stream.
@@ -145,19 +190,16 @@ class IncrementalValidator:
             Utf8Error: the stream so far has a violation.
             TypeError: ``chunk`` is not bytes, bytearray or memoryview.
         """
-        splitter = self._splitter
-        if (
-            self._error is None
-            and not splitter.pending
-            and type(chunk) is bytes
-            and (not chunk or chunk[-1] < _FIRST_NON_ASCII)
-            and is_valid(chunk, self._policy)
-        ):
-            # Not failed, nothing held, nothing to hold: one call settles the chunk.
-            splitter.offset += len(chunk)
-            return
-        self._raise_if_failed()
-        splitter.push(chunk, self._check)
+        if self._error is not None:
+            raise self._error
+        if type(chunk) is not bytes:
+            chunk = as_buffer(chunk)  # len() counts bytes from here on
+        held = self._held
+        step = _step(held, chunk, self._policy)
+        if not isinstance(step, bytes):
+            raise self._fail(step, held, chunk)
+        self._fed += len(chunk)
+        self._held = step
 
     def finish(self) -> None:
         """Declare the end of the stream: a held unfinished sequence is truncated.
@@ -165,32 +207,29 @@ class IncrementalValidator:
         Raises:
             Utf8Error: the stream has a violation.
         """
-        self._raise_if_failed()
-        self._check(self._splitter.flush())
-
-    def _check(self, segment: Segment) -> None:
-        buf, start, end, base = segment
-        if start == 0 and end == len(buf) and is_valid(buf, self._policy):
-            # A whole chunk: one is_valid call (one C call with the accelerator, and
-            # isascii first in pure Python) is the cheapest proof it is clean.
-            return
-        found = first_violation(buf, start, end, self._policy)
-        if found is not None:
-            shifted = Violation(found.kind, base + found.start, base + found.end)
-            self._error = Utf8Error(shifted, bytes(buf[found.start : found.end]))
-            self._raise_if_failed()
-
-    def _raise_if_failed(self) -> None:
         if self._error is not None:
             raise self._error
+        if self._held:
+            # What _step holds is a prefix of a sequence, cut short (Table 3-7).
+            held = self._held
+            raise self._fail(Violation(Kind.TRUNCATED, 0, len(held)), held, b"")
+
+    def _fail(self, found: Violation, held: bytes, chunk: BytesLike) -> Utf8Error:
+        """Fail closed on ``found``, with offsets from ``held[0]`` in ``held + chunk``:
+        the error every later call raises."""
+        base, size = self.position, len(held)
+        snippet = held[found.start : found.end] + bytes(
+            chunk[max(found.start - size, 0) : max(found.end - size, 0)]
+        )
+        shifted = Violation(found.kind, base + found.start, base + found.end)
+        self._error = Utf8Error(shifted, snippet)
+        return self._error
 
 
 def _segments(chunks: Iterable[BytesLike]) -> Iterator[Segment]:
     splitter = _Splitter()
     for chunk in chunks:
-        segments: list[Segment] = []
-        splitter.push(chunk, segments.append)
-        yield from segments
+        yield from splitter.push(chunk)
     yield splitter.flush()
 
 
