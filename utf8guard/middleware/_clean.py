@@ -42,7 +42,6 @@ __all__ = [
     "once_fields",
     "py_scan_head",
     "scan_head",
-    "scan_parts",
     "scan_target",
 ]
 
@@ -161,33 +160,14 @@ def py_scan_head(
     Content-Length and one Content-Type and no Transfer-Encoding or
     Content-Encoding: those are the full check's.
     """
-    found = scan_parts(
-        raw_path, app_path, query, headers, path_policy, policy, header_policy
-    )
-    if found is None:
-        return None
-    decoded, length_field, content_type = found
-    return not decoded.isascii(), length_field, content_type
-
-
-def scan_parts(
-    raw_path: bytes | None,
-    app_path: bytes | None,
-    query: bytes,
-    headers: object,
-    path_policy: Policy,
-    policy: Policy,
-    header_policy: Policy,
-) -> tuple[bytes, bytes | None, bytes | None] | None:
-    """:func:`py_scan_head` with the decoded path in place of whether it is ASCII:
-    the lane weighs the look-alike rule on it without decoding the path again."""
     decoded = scan_target(raw_path, app_path, query, path_policy, policy)
     if decoded is None:
         return None
     fields = clean_headers(headers, header_policy)
     if fields is None:
         return None
-    return decoded, *fields
+    length_field, content_type = fields
+    return not decoded.isascii(), length_field, content_type
 
 
 def scan_target(
