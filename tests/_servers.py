@@ -60,7 +60,13 @@ class Response:
 def exchange(
     port: int, data: bytes, timeout: float = REQUEST_TIMEOUT_SECONDS
 ) -> Response | None:
-    """Send ``data`` as is, read until the server closes; None if it sent nothing.
+    """Send ``data`` as is, read the response; None if the server sent nothing.
+
+    The response ends where its ``Content-Length`` says (RFC 9112 §6.3 item 6), else
+    when the server closes. A server may keep reading what is left of a request the
+    app did not read (Werkzeug's drains it, waiting for the client to close), so
+    waiting for its close after a complete response would be a hang of the test's
+    own making.
 
     Raises:
         TimeoutError: no byte for ``timeout`` seconds (a hang).
@@ -74,12 +80,29 @@ def exchange(
             # The server answered early (a 4xx on the head) and closed: read it.
             pass
         try:
-            while chunk := sock.recv(65536):
-                received += chunk
+            while (chunk := sock.recv(65536)) and not _complete(received, chunk):
+                pass
         except ConnectionResetError:
             if not received:
                 return None
     return parse_response(bytes(received)) if received else None
+
+
+def _complete(received: bytearray, chunk: bytes) -> bool:
+    """Add ``chunk``; True when ``received`` is a whole response framed by one
+    Content-Length (a head is looked for in the first 64 KiB only)."""
+    received += chunk
+    head, blank, _ = bytes(received[:65536]).partition(b"\r\n\r\n")
+    if not blank:
+        return False
+    lengths = [
+        value.strip()
+        for name, _, value in (line.partition(b":") for line in head.split(b"\r\n"))
+        if name.strip().lower() in (b"content-length", b"transfer-encoding")
+    ]
+    if len(lengths) != 1 or not lengths[0].isdigit():
+        return False  # none, chunked or ambiguous: read until the server closes
+    return len(received) - len(head) - 4 >= int(lengths[0])
 
 
 def parse_response(raw: bytes) -> Response:
