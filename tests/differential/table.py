@@ -38,6 +38,10 @@ PNG: Final = (
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\xff\xd8\xc0\xaf\xed\xa0\x80"
 )
 SCRIPT: Final = b"+ADw-script+AD4-"  # "<script>" in UTF-7 (RFC 2152)
+#: The guard's default max_multipart_parts, Werkzeug's max_form_parts.
+MULTIPART_PARTS: Final = 1000
+#: About 2 MiB of the smallest parts RFC 7578 allows (bench/_shapes.py's tiny parts).
+TINY_PARTS: Final = 2 * 1024 * 1024 // len(multipart(part(b'name="a"', b"x")))
 
 
 def refuse(
@@ -367,6 +371,17 @@ MULTIPART_ATTACKS: Final = (
     refuse("multipart-value-noncharacter", _mp(part(b'name="c"', _FFFE))),
     refuse("multipart-name-overlong", _mp(part(b'name="a\xc0\xaf"', b"x")), "À¯"),
     refuse("multipart-base64-part", _mp(part(b'name="c"', b"77++", b"Content-Transfer-Encoding: base64"))),
+    # F7's multipart shape: each part costs every parser (and the guard) a fixed
+    # amount, so parts are counted as the frameworks count them (Werkzeug's
+    # max_form_parts, CVE-2023-25577; Starlette's max_fields; Django's
+    # DATA_UPLOAD_MAX_NUMBER_FIELDS; all 1000 by default). Distinct names, as an
+    # attacker would send, defeat any per-header-block cache.
+    refuse("F7-multipart-parts-over-limit", _mp(*(part(b'name="a%d"' % i, b"x") for i in range(MULTIPART_PARTS + 1)))),
+    either("F7-multipart-parts-at-limit", _mp(*(part(b'name="a%d"' % i, b"x") for i in range(MULTIPART_PARTS)))),
+    # A body refused at its first byte while 2 MiB follow: every stack answers the
+    # 400 (Werkzeug's server then drains the rest until the client closes).
+    refuse("F7-text-refused-early-2mib", post(b"/t", TEXT, b"\xff" + b"x" * (2 * 1024 * 1024))),
+    either("F7-multipart-tiny-parts-2mib", _mp(*(part(b'name="a"', b"x") for _ in range(TINY_PARTS)))),
 )  # fmt: skip
 
 #: Every row; ids are unique (test_oracle checks).

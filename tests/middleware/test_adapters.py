@@ -221,6 +221,7 @@ SAMPLE_OPTIONS: dict[str, object] = {
     "path_policy": STRICT,
     "max_body_size": 1000,
     "memory_body_size": 100,
+    "max_multipart_parts": 10,
     "stream_body": True,
     "skip_headers": ["cookie"],
     "allow_encoded_separators": True,

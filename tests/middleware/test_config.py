@@ -29,6 +29,8 @@ def test_defaults_are_safe() -> None:
         ({"max_body_size": 0}, ValueError, "max_body_size must be > 0, not 0"),
         ({"memory_body_size": -1}, ValueError, "memory_body_size must be > 0, not -1"),
         ({"max_body_size": True}, TypeError, "max_body_size must be an int, not bool"),
+        ({"max_multipart_parts": 0}, ValueError, "max_multipart_parts must be > 0"),
+        ({"max_multipart_parts": 1.5}, TypeError, "max_multipart_parts must be an int"),
         ({"stream_body": 1}, TypeError, "stream_body must be a bool"),
         ({"on_violation": 3}, TypeError, "on_violation must be callable or None"),
         ({"skip_headers": "cookie"}, TypeError, "skip_headers must be a collection"),

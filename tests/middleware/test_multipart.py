@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from utf8guard import find_violation
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware._engine import MAX_FINDINGS
+from utf8guard.middleware._config import MAX_MULTIPART_PARTS
 from utf8guard.middleware._finding import Finding
 from utf8guard.middleware._multipart import (
     MAX_KEPT_FINDINGS,
@@ -569,6 +570,41 @@ def test_multipart_limits() -> None:
     for chunks in ([over], [over[:100], over[100:]]):
         inspector = MultipartInspector(b"XyZ", CONFIG)
         assert run(inspector, chunks) == [("malformed_multipart", 7)]
+
+
+def test_multipart_part_limit_is_werkzeugs() -> None:
+    # Werkzeug's max_form_parts and Starlette's and Django's field limits: a form
+    # the application's own parser takes by default passes the guard.
+    assert GuardConfig().max_multipart_parts == MAX_MULTIPART_PARTS == 1000
+    parts = [field(b"a%d" % i, b"x") for i in range(MAX_MULTIPART_PARTS + 1)]
+    at_limit = multipart(*parts[:-1])
+    assert run(MultipartInspector(b"XyZ", CONFIG), [at_limit]) == []
+    over = multipart(*parts)
+    # Refused where the part too many opens: at its delimiter, the last but one.
+    last_part = over.rindex(b"--XyZ\r\n")
+    assert run(MultipartInspector(b"XyZ", CONFIG), [over]) == [
+        ("multipart_too_many_parts", last_part)
+    ]
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3])
+def test_multipart_part_limit_at_every_split(limit: int) -> None:
+    config = GuardConfig(max_multipart_parts=limit)
+    parts = [
+        field(b"a", b"x"),
+        field(b"f", b"\xff", b'; filename="a.bin"\r\nContent-Type: image/png'),
+        field(b"b", b"\r\n--XyY\r\n"),  # a near delimiter inside content
+        field(b"c", b""),
+    ]
+    body = multipart(*parts)
+    # RFC 2046 §5.1.1: each part opens with its own delimiter line, found here by
+    # position, independently of the parser; the close delimiter opens none.
+    opens = [i for i in range(len(body)) if body.startswith(b"\r\n--XyZ\r\n", i)]
+    expected = [("multipart_too_many_parts", opens[limit - 1] + 2)]
+    for chunks in splits(body):
+        assert run(MultipartInspector(b"XyZ", config), chunks) == expected, chunks
+    for chunks in splits(multipart(*parts[:limit])):
+        assert run(MultipartInspector(b"XyZ", config), chunks) == [], chunks
 
 
 def test_multipart_checked_holds_a_possible_delimiter() -> None:

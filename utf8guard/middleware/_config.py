@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_BODY_BYTES",
+    "MAX_MULTIPART_PARTS",
     "MEMORY_BODY_BYTES",
     "MODES",
     "GuardConfig",
@@ -32,6 +33,10 @@ MODES: Final = get_args(Mode)
 #: Default limit for a body the guard inspects (text, JSON, forms); binary media types
 #: are not inspected and not limited. A few MiB covers forms and JSON APIs.
 MAX_BODY_BYTES: Final = 4 * 1024 * 1024
+#: Default limit on the parts of a multipart body: Werkzeug's ``max_form_parts``, and
+#: Starlette's and Django's limit on form fields, so a form the application's own
+#: parser takes by default is never refused for its number of parts.
+MAX_MULTIPART_PARTS: Final = 1000
 #: Bodies held for validation stay in memory up to this size, then spool to a
 #: temporary file (as ``tempfile.SpooledTemporaryFile`` does).
 MEMORY_BODY_BYTES: Final = 1024 * 1024
@@ -56,8 +61,9 @@ class GuardConfig:
     record and :class:`ViolationEvent` of each reported request.
 
     Raises:
-        ValueError: an unknown mode, a size that is not positive, an exclusion that
-            is not an absolute path, or a request id header that is not a token.
+        ValueError: an unknown mode, a size or part limit that is not positive, an
+            exclusion that is not an absolute path, or a request id header that is
+            not a token.
         TypeError: an option of the wrong type.
     """
 
@@ -66,6 +72,8 @@ class GuardConfig:
     path_policy: Policy | None = None
     max_body_size: int = MAX_BODY_BYTES
     memory_body_size: int = MEMORY_BODY_BYTES
+    #: Parts a multipart body may have; one more is ``multipart_too_many_parts``.
+    max_multipart_parts: int = MAX_MULTIPART_PARTS
     stream_body: bool = False
     skip_headers: Collection[str] = ()
     allow_encoded_separators: bool = False
@@ -99,7 +107,7 @@ class GuardConfig:
                 name == "path_policy" and value is None
             ):
                 raise TypeError(f"{name} must be a Policy, not {type(value).__name__}")
-        for name in ("max_body_size", "memory_body_size"):
+        for name in ("max_body_size", "memory_body_size", "max_multipart_parts"):
             _check_size(name, getattr(self, name))
         for name in (
             "stream_body",
@@ -197,6 +205,7 @@ class GuardOptions(TypedDict, total=False):
     path_policy: Policy | None
     max_body_size: int
     memory_body_size: int
+    max_multipart_parts: int
     stream_body: bool
     skip_headers: Collection[str]
     allow_encoded_separators: bool

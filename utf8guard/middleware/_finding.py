@@ -149,6 +149,13 @@ class RequestKind(str, enum.Enum):
     #: RFC 9110 §5.6.4 undoes quoted pairs the parsers keep (``"..\\x"``;
     #: ModSecurity MULTIPART_INVALID_QUOTING, CRS 920120)
     MULTIPART_AMBIGUOUS_PARAMETER = "multipart_ambiguous_parameter"
+    #: more parts than ``max_multipart_parts`` (default 1000): each part costs every
+    #: parser a fixed amount, so a body of tiny parts costs many times its size in
+    #: text. The frameworks count them too (Werkzeug's ``max_form_parts``,
+    #: CVE-2023-25577; Starlette's ``max_fields``; Django's
+    #: ``DATA_UPLOAD_MAX_NUMBER_FIELDS``: 1000 each); refused at the delimiter that
+    #: opens the first part too many
+    MULTIPART_TOO_MANY_PARTS = "multipart_too_many_parts"
 
     def __str__(self) -> str:
         return self.value

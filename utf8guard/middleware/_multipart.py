@@ -66,6 +66,11 @@ class MultipartInspector:
     field and is checked as text, or as JSON when so typed, whatever else its
     Content-Type says; a file is checked only when its type is text or JSON.
 
+    A body of more than ``config.max_multipart_parts`` parts is refused at the
+    delimiter that opens the first part too many: each part costs a fixed amount,
+    so the count bounds what a body of tiny parts costs (Werkzeug's
+    ``max_form_parts``).
+
     Linear time: each chunk is appended once and the consumed prefix dropped once per
     ``feed`` (never per part); searches resume where the last one stopped. The buffer
     holds at most a delimiter line of content, or one part's header block.
@@ -82,6 +87,7 @@ class MultipartInspector:
         self._part: BodyInspector | None = None
         self._received = 0
         self._found = 0
+        self._parts = 0  # parts opened so far
 
     @property
     def _offset(self) -> int:
@@ -238,6 +244,9 @@ class MultipartInspector:
             self._state = _State.EPILOGUE
             return True
         if suffix == b"\r\n":
+            self._parts += 1
+            if self._parts > self._config.max_multipart_parts:
+                return self._fail(findings, RequestKind.MULTIPART_TOO_MANY_PARTS)
             self._consume(end + 2 - self._pos)
             self._state = _State.HEADERS
             return True
