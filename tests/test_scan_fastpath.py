@@ -24,7 +24,7 @@ from utf8guard import (
     reference,
 )
 from utf8guard import _scan as scan
-from utf8guard._plan import plan_for
+from utf8guard._plan import narrow_gate, plan_for, tail_gate
 from utf8guard._policy import refused_ranges
 
 from .conftest import ALL_POLICIES, FLAGS
@@ -229,10 +229,10 @@ def test_noncharacter_neighbours_at_every_edge(pad: str) -> None:
 
 
 def test_tail_gate_needs_one_tail_byte_and_one_regex() -> None:
-    tail, lead, second, _ = scan._tail_gate(plan_for(STRICT))
+    tail, lead, second, _ = tail_gate(plan_for(STRICT))
     assert (tail, lead, second) == (0xBF, 0xEF, 0xB7)
     with pytest.raises(ValueError, match="one tail byte and one regex"):
-        scan._tail_gate(plan_for(IDENTIFIER))
+        tail_gate(plan_for(IDENTIFIER))
 
 
 # One repeating unit per bench_core corpus's script: "п" (D0 BF) holds STRICT's tail
@@ -291,9 +291,9 @@ def test_screen_in_each_script(unit: str, size: int) -> None:
 
 
 def test_narrow_gate_needs_4_byte_gates_and_one_other() -> None:
-    wide, *lookups = scan._narrow_gate(plan_for(STRICT), 0xEF)
+    wide, *lookups = narrow_gate(plan_for(STRICT), 0xEF)
     assert (wide, lookups) == ((0xF4, 0xF3, 0xF2, 0xF1, 0xF0), ["\ufffe", "\uffff"])
     with pytest.raises(ValueError, match="4-byte gates and one other"):
-        scan._narrow_gate(plan_for(IDENTIFIER), 0xEF)
+        narrow_gate(plan_for(IDENTIFIER), 0xEF)
     with pytest.raises(ValueError, match="4-byte gates and one other"):
-        scan._narrow_gate(plan_for(STRICT), 0xF0)
+        narrow_gate(plan_for(STRICT), 0xF0)

@@ -13,9 +13,10 @@ from typing import Final
 
 from ._policy import Policy, refused_ranges
 from ._ranges import Ranges
+from ._tables import LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind
 
-__all__ = ["Gate", "Plan", "plan_for"]
+__all__ = ["Gate", "Plan", "narrow_gate", "plan_for", "tail_gate"]
 
 #: A policy refusing more code points than this gets no gates (private use has 137k).
 MAX_GATED_CODE_POINTS: Final = 256
@@ -192,3 +193,34 @@ def plan_for(policy: Policy) -> Plan:
     plan = _compile(refused_ranges(policy))
     object.__setattr__(policy, "_plan", plan)
     return plan
+
+
+def tail_gate(plan: Plan) -> tuple[int, int, int, re.Pattern[bytes]]:
+    """``plan``'s tail byte and its one regex gate: ``(tail, lead, second, regex)``.
+
+    Raises:
+        ValueError: the plan has no tail byte or not exactly one regex gate.
+    """
+    if plan.tail_byte is None or len(plan.patterns) != 1:
+        raise ValueError("the small-input fast path needs one tail byte and one regex")
+    return (plan.tail_byte, *plan.patterns[0])
+
+
+def narrow_gate(plan: Plan, lead: int) -> tuple[tuple[int, ...], str, str]:
+    """``plan``'s 4-byte gate leads and the two lookups of its gate for ``lead``, the
+    only other gate: ``(wide_leads, lookup, lookup)``.
+
+    Raises:
+        ValueError: ``plan`` has other gates or not two lookups for ``lead``.
+    """
+    gates = plan.gates or ()
+    wide = tuple(gate_lead for gate_lead, _, _ in gates if gate_lead != lead)
+    lookups = [chars for gate_lead, chars, _ in gates if gate_lead == lead]
+    if (
+        any(LEADS[gate_lead].length != MAX_SEQUENCE_BYTES for gate_lead in wide)
+        or len(lookups) != 1
+        or len(lookups[0]) != 2  # is_valid binds two names
+    ):
+        raise ValueError("the one-chunk fast path needs 4-byte gates and one other")
+    first, second = lookups[0]
+    return wide, first, second

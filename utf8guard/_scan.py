@@ -10,14 +10,13 @@ runs only where something is wrong. ``bench/README.md`` has the measurements.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Final
 
 from ._accel import compiled_first_violation, compiled_is_valid
-from ._plan import Plan, plan_for
+from ._plan import Plan, narrow_gate, plan_for, tail_gate
 from ._policy import STRICT, Policy
-from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS
+from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind, Utf8Error, Violation
 
 __all__ = [
@@ -42,8 +41,6 @@ CHUNK_BYTES: Final = 1 << 16
 #: violations must not cost a full chunk each (every UnicodeDecodeError copies the slice
 #: it was given).
 RESUME_BYTES: Final = 256
-#: Longest UTF-8 sequence (RFC 3629 §3).
-MAX_SEQUENCE_BYTES: Final = 4
 #: Up to this size one bytes.translate() finds all gate lead bytes faster than one
 #: memchr per gate (measured: 55 ns against 245 ns at 64 bytes, even at 512).
 TRANSLATE_MAX_BYTES: Final = 512
@@ -261,42 +258,11 @@ def iter_violations(data: BytesLike, policy: Policy = STRICT) -> Iterator[Violat
     return iter_range(buf, 0, len(buf), policy)
 
 
-def _tail_gate(plan: Plan) -> tuple[int, int, int, re.Pattern[bytes]]:
-    """``plan``'s tail byte and its one regex gate: ``(tail, lead, second, regex)``.
-
-    Raises:
-        ValueError: the plan has no tail byte or not exactly one regex gate.
-    """
-    if plan.tail_byte is None or len(plan.patterns) != 1:
-        raise ValueError("the small-input fast path needs one tail byte and one regex")
-    return (plan.tail_byte, *plan.patterns[0])
-
-
-def _narrow_gate(plan: Plan, lead: int) -> tuple[tuple[int, ...], str, str]:
-    """``plan``'s 4-byte gate leads and the two lookups of its gate for ``lead``, the
-    only other gate: ``(wide_leads, lookup, lookup)``.
-
-    Raises:
-        ValueError: ``plan`` has other gates or not two lookups for ``lead``.
-    """
-    gates = plan.gates or ()
-    wide = tuple(gate_lead for gate_lead, _, _ in gates if gate_lead != lead)
-    lookups = [chars for gate_lead, chars, _ in gates if gate_lead == lead]
-    if (
-        any(LEADS[gate_lead].length != MAX_SEQUENCE_BYTES for gate_lead in wide)
-        or len(lookups) != 1
-        or len(lookups[0]) != 2  # is_valid binds two names
-    ):
-        raise ValueError("the one-chunk fast path needs 4-byte gates and one other")
-    first, second = lookups[0]
-    return wide, first, second
-
-
 _STRICT_PLAN: Final = plan_for(STRICT)
 #: STRICT's gates, bound to module names: is_valid reads them on every call, and each
 #: attribute read costs about as much as a memchr over 16 bytes.
-_STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = _tail_gate(_STRICT_PLAN)
-_STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = _narrow_gate(
+_STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = tail_gate(_STRICT_PLAN)
+_STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = narrow_gate(
     _STRICT_PLAN, _STRICT_LEAD
 )
 
@@ -339,7 +305,7 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
                 else:
                     # _may_refuse inlined where no 4-byte gate lead occurs: only the
                     # gate for _STRICT_LEAD is left, its two lookups, then the plan's
-                    # one regex (_tail_gate checked there is one).
+                    # one regex (tail_gate checked there is one).
                     return _STRICT_LEAD not in data or not (
                         _STRICT_LOOKUP_A in text
                         or _STRICT_LOOKUP_B in text

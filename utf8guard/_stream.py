@@ -15,15 +15,8 @@ from typing import Final
 from ._accel import StreamStep, compiled_stream_step
 from ._policy import STRICT, Policy
 from ._repair import repaired_parts
-from ._scan import (
-    MAX_SEQUENCE_BYTES,
-    BytesLike,
-    as_buffer,
-    first_violation,
-    is_valid,
-    iter_range,
-)
-from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS
+from ._scan import BytesLike, as_buffer, first_violation, is_valid, iter_range
+from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind, Utf8Error, Violation
 
 __all__ = ["IncrementalValidator", "iter_stream_violations", "repair_stream"]

@@ -23,11 +23,13 @@ from typing import Final, NamedTuple
 
 from ._violation import Kind
 
-__all__ = ["CONTINUATION_HI", "CONTINUATION_LO", "LEADS", "Lead"]
+__all__ = ["CONTINUATION_HI", "CONTINUATION_LO", "LEADS", "MAX_SEQUENCE_BYTES", "Lead"]
 
 # RFC 3629 §4: UTF8-tail = %x80-BF
 CONTINUATION_LO: Final = 0x80
 CONTINUATION_HI: Final = 0xBF
+#: Longest UTF-8 sequence (RFC 3629 §3).
+MAX_SEQUENCE_BYTES: Final = 4
 
 
 class Lead(NamedTuple):

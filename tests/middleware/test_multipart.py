@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from utf8guard import find_violation
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._engine import MAX_FINDINGS
 from utf8guard.middleware._config import MAX_MULTIPART_PARTS
+from utf8guard.middleware._engine import MAX_FINDINGS
 from utf8guard.middleware._finding import Finding
 from utf8guard.middleware._multipart import (
     MAX_KEPT_FINDINGS,
