@@ -137,17 +137,26 @@ def one_request(port: int, raw: bytes, timeout: float) -> tuple[int, float]:
 
     Returns the status code and the seconds from the first byte sent to EOF; raises
     TimeoutError when that takes longer than ``timeout``. The request should say
-    ``Connection: close``.
+    ``Connection: close``. A server that answers before it has read the whole request
+    (a refusal) and then closes resets the connection: once a response has come, the
+    reset ends it as EOF would. Raises ``ConnectionError`` when no byte of a response
+    came.
     """
     deadline = time.perf_counter() + timeout
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as conn:
         start = time.perf_counter()
-        conn.sendall(raw)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            conn.sendall(raw)  # else the answer came early: read it
         head = bytearray()
-        while piece := conn.recv(65536):
-            head += piece[: max(0, 64 - len(head))]
-            conn.settimeout(max(0.001, deadline - time.perf_counter()))
+        try:
+            while piece := conn.recv(65536):
+                head += piece[: max(0, 64 - len(head))]
+                conn.settimeout(max(0.001, deadline - time.perf_counter()))
+        except ConnectionResetError:
+            pass  # after a response: its end (checked below)
         elapsed = time.perf_counter() - start
+    if not head:
+        raise ConnectionError("the server closed the connection without answering")
     if elapsed > timeout:
         raise TimeoutError(f"response took {elapsed:.1f} s")
     status = head.split(b" ", 2)[1] if head.count(b" ") >= 2 else b"0"

@@ -260,7 +260,10 @@ def rounds_table(results: Results) -> list[str]:
 def _probe(port: int, label: str) -> None:
     """Exit with a message unless every request gets a 200."""
     for method in REQUESTS:
-        status, _ = one_request(port, raw_request(method), PROBE_TIMEOUT_SECONDS)
+        try:
+            status, _ = one_request(port, raw_request(method), PROBE_TIMEOUT_SECONDS)
+        except OSError as exc:  # TimeoutError and ConnectionError among them
+            sys.exit(f"{label} gave no answer to the {method} ({exc}): no benchmark")
         if status != 200:
             sys.exit(
                 f"{label} answered {status} to the {method}, not 200: no benchmark"

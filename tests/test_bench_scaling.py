@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import os
+import socket
+import struct
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -175,3 +178,38 @@ def test_wsgi_apps_read_the_body_and_answer() -> None:
     reply = bench_scaling.wsgi_guarded(environ, start_response)
     assert b"".join(reply) == b"ok"
     assert statuses == ["200 OK"]
+
+
+def _early_server(answer: bytes) -> tuple[int, threading.Thread]:
+    """A one-connection server that reads a little of the request, sends ``answer``
+    and resets the connection (SO_LINGER 0), as a server that refuses a request
+    before reading its body and closes with bytes unread does."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with listener, listener.accept()[0] as conn:
+            conn.recv(16)
+            conn.sendall(answer)
+            time.sleep(0.2)  # let the answer arrive before the reset
+            conn.setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+            )
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    return listener.getsockname()[1], thread
+
+
+def test_one_request_reads_an_early_answer_before_a_reset() -> None:
+    # 8 MiB: more than loopback buffers hold, so the send is cut by the reset.
+    raw = b"POST / HTTP/1.1\r\nContent-Length: 8388608\r\n\r\n" + b"x" * 8388608
+    port, thread = _early_server(
+        b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+    )
+    status, _ = _load.one_request(port, raw, timeout=10)
+    thread.join()
+    assert status == 400
+    port, thread = _early_server(b"")
+    with pytest.raises(ConnectionError, match="without answering"):
+        _load.one_request(port, raw, timeout=10)
+    thread.join()
