@@ -12,7 +12,13 @@ from typing import Final
 
 from ._config import GuardConfig
 from ._finding import Finding, RequestKind
-from ._multipart_part import part_inspector
+from ._multipart_part import (
+    PartPlan,
+    content_inspector,
+    content_is_clean,
+    part_plan,
+    plan_rules,
+)
 from ._text import BodyInspector, body_finding
 
 __all__ = ["MAX_BOUNDARY_BYTES", "MAX_PART_HEADER_BYTES", "MultipartInspector"]
@@ -73,17 +79,24 @@ class MultipartInspector:
 
     Linear time: each chunk is appended once and the consumed prefix dropped once per
     ``feed`` (never per part); searches resume where the last one stopped. The buffer
-    holds at most a delimiter line of content, or one part's header block.
+    holds at most a delimiter line of content, or one part's header block. A part
+    whole in the buffer costs one step: its content is checked in one call, and only
+    content with a finding, or cut by a chunk, gets the streaming check.
     """
 
     def __init__(self, boundary: bytes, config: GuardConfig) -> None:
         self._dash = b"--" + boundary
         self._config = config
-        self._buf = bytearray()
+        self._policy = config.policy
+        self._rules = plan_rules(config.policy, config.effective_path_policy)
+        self._buf = b""
         self._pos = 0  # index in _buf of the first byte not yet consumed
         self._base = 0  # stream offset of _buf[0]
         self._scan = 0  # index in _buf where the pending search resumes
         self._state = _State.PREAMBLE
+        # The part whose content is being read: its plan until a byte of the content
+        # is fed, then its inspector; both None when the content passes unchecked.
+        self._plan: PartPlan | None = None
         self._part: BodyInspector | None = None
         self._received = 0
         self._found = 0
@@ -96,6 +109,7 @@ class MultipartInspector:
 
     @property
     def checked(self) -> int:
+        # A plan is a part with no content byte fed: checked up to the content.
         done = self._offset
         return done if self._part is None else min(done, self._part.checked)
 
@@ -103,12 +117,11 @@ class MultipartInspector:
         if self._state is _State.FAILED:
             return []
         self._received += len(chunk)
-        # One compaction per chunk: deleting per part would be quadratic.
-        del self._buf[: self._pos]
+        # One compaction per chunk: dropping the prefix per part would be quadratic.
+        self._buf = self._buf[self._pos :] + chunk
         self._base += self._pos
         self._scan -= self._pos
         self._pos = 0
-        self._buf += chunk
         findings: list[Finding] = []
         while self._step(findings):
             pass
@@ -143,10 +156,17 @@ class MultipartInspector:
         return findings[:room]
 
     def _consume(self, count: int) -> bytes:
-        taken = bytes(self._buf[self._pos : self._pos + count])
+        taken = self._buf[self._pos : self._pos + count]
         self._pos += count
         self._scan = max(self._scan, self._pos)
         return taken
+
+    def _inspector(self) -> BodyInspector | None:
+        """The part's inspector, built from its plan before a byte of content is fed."""
+        if self._plan is not None:
+            self._part = content_inspector(self._plan, self._offset, self._policy)
+            self._plan = None
+        return self._part
 
     def _fail(
         self,
@@ -200,32 +220,47 @@ class MultipartInspector:
         if found < 0:
             # The last len(dash) - 1 bytes may start a boundary; the two before
             # that may be its CRLF.
-            keep = len(self._dash) + 1
-            data = self._consume(max(len(self._buf) - keep - self._pos, 0))
+            count = len(self._buf) - len(self._dash) - 1 - self._pos
+            if count > 0:
+                part = self._inspector()
+                data = self._consume(count)
+                if part is not None:
+                    findings += part.feed(data)
             self._scan = max(self._scan, len(self._buf) - len(self._dash) + 1)
-            if self._part is not None:
-                findings += self._part.feed(data)
             return False
         # RFC 2046 §5.1.1: delimiter := CRLF dash-boundary; the CRLF is not content,
         # and is in the content's bytes, not the header block's blank line.
         if found - 2 < self._pos or not self._buf.startswith(b"\r\n", found - 2):
-            bare = found > self._pos and self._buf[found - 1] in b"\r\n"
-            kind = RequestKind.MULTIPART_BARE_LINE_BREAK
-            if not bare:
-                kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
-            at = found - 1 if bare else found
-            # The bytes before are content to every parser: checked first, so the
-            # findings are the same however the body arrives in chunks.
-            if self._part is not None:
-                findings += self._part.feed(self._consume(at - self._pos))
-            return self._fail(findings, kind, at)
-        data = self._consume(found - 2 - self._pos)
-        if self._part is not None:
-            findings += self._part.feed(data) + self._part.finish()
-        self._part = None
-        self._consume(2)
+            return self._stray_delimiter(findings, found)
+        # The whole content is here: one check over it, and the streaming one
+        # only to find what that one refuses, so findings never depend on chunks.
+        plan, end = self._plan, found - 2
+        if plan is None or not content_is_clean(
+            plan, self._buf[self._pos : end], self._policy
+        ):
+            part = self._inspector()
+            if part is not None:
+                data = self._buf[self._pos : end]
+                findings += part.feed(data) + part.finish()
+        self._plan = self._part = None
+        self._pos = found
+        self._scan = max(self._scan, found)
         self._state = _State.DELIMITER
         return True
+
+    def _stray_delimiter(self, findings: list[Finding], found: int) -> bool:
+        """Refuse ``--boundary`` found in content but not after CRLF."""
+        bare = found > self._pos and self._buf[found - 1] in b"\r\n"
+        kind = RequestKind.MULTIPART_BARE_LINE_BREAK
+        if not bare:
+            kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
+        at = found - 1 if bare else found
+        # The bytes before are content to every parser: checked first, so the
+        # findings are the same however the body arrives in chunks.
+        part = self._inspector()
+        if part is not None:
+            findings += part.feed(self._consume(at - self._pos))
+        return self._fail(findings, kind, at)
 
     def _after_delimiter(self, findings: list[Finding]) -> bool:
         """At ``--boundary``: then CRLF opens a part, ``--`` closes the body.
@@ -237,18 +272,19 @@ class MultipartInspector:
         """
         end = self._pos + len(self._dash)
         suffix = self._buf[end : end + 2]
+        if suffix == b"\r\n":
+            self._parts += 1
+            if self._parts > self._config.max_multipart_parts:
+                return self._fail(findings, RequestKind.MULTIPART_TOO_MANY_PARTS)
+            self._pos = end + 2
+            self._scan = max(self._scan, self._pos)
+            self._state = _State.HEADERS
+            return self._headers(findings)
         if len(suffix) < 2:
             return False
         if suffix == b"--":
             self._consume(end + 2 - self._pos)
             self._state = _State.EPILOGUE
-            return True
-        if suffix == b"\r\n":
-            self._parts += 1
-            if self._parts > self._config.max_multipart_parts:
-                return self._fail(findings, RequestKind.MULTIPART_TOO_MANY_PARTS)
-            self._consume(end + 2 - self._pos)
-            self._state = _State.HEADERS
             return True
         if suffix[0] in b"\r\n":
             return self._fail(findings, RequestKind.MULTIPART_BARE_LINE_BREAK, end)
@@ -290,17 +326,16 @@ class MultipartInspector:
         if stray >= 0:
             kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
             return self._fail(findings, kind, stray)
-        block = bytes(self._buf[start:block_end])
+        block = self._buf[start:block_end]
         # RFC 2046 §5.1.1: the header block ends with its last CRLF, then CRLF.
         content_at = block_end + (4 if block else 2)
-        part = part_inspector(
-            block, self._base + start, self._base + content_at, self._config
-        )
-        if isinstance(part, Finding):
-            findings.append(part)
+        plan = part_plan(block, self._base + start, self._rules)
+        if isinstance(plan, Finding):
+            findings.append(plan)
             self._state = _State.FAILED
             return False
-        self._consume(content_at - start)
-        self._part = part
+        self._pos = content_at
+        self._scan = max(self._scan, content_at)
+        self._plan = plan
         self._state = _State.CONTENT
-        return True
+        return self._content(findings)

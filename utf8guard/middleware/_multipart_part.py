@@ -14,18 +14,24 @@ from typing import Final
 
 from .._pathrules import PathKind, char_violations, name_violations
 from .._policy import Policy
-from .._scan import find_violation
+from .._scan import find_violation, is_valid
 from .._violation import Kind
 from ..paths import MAX_NAME_BYTES
 from ._abnf import FIELD_NAME, PARAMETER
-from ._config import GuardConfig
 from ._finding import Finding, Location, RequestKind, safe_name
-from ._json import JsonInspector
+from ._json import JsonInspector, is_plain_json
 from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
 from ._percent import percent_decode
 from ._text import BodyInspector, TextInspector, body_finding
 
-__all__ = ["part_inspector"]
+__all__ = [
+    "PartPlan",
+    "PlanRules",
+    "content_inspector",
+    "content_is_clean",
+    "part_plan",
+    "plan_rules",
+]
 
 #: Filenames travel: the Windows name rules apply on every host.
 NAME_PLATFORM: Final = "universal"
@@ -74,40 +80,74 @@ def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
     return fields
 
 
-def part_inspector(
-    block: bytes, base: int, body_start: int, config: GuardConfig
-) -> BodyInspector | Finding | None:
-    """The inspector for a part's content, from its header block at offset ``base``.
+#: What a part's content gets: its check ("text", "json", or CHARSET_FIELD: text,
+#: then the charset rule) and the part's name.
+PartPlan = tuple[str, str | None]
+
+
+class PlanRules:
+    """The two policies a header block is judged by, as one cache key.
+
+    Hashed by identity (one per pair of policies, from :func:`plan_rules`): a frozen
+    dataclass computes its hash anew on every call, and a key of two policies
+    cost more than the cached lookup it made.
+    """
+
+    __slots__ = ("path_policy", "policy")
+
+    def __init__(self, policy: Policy, path_policy: Policy) -> None:
+        self.policy = policy
+        self.path_policy = path_policy
+
+
+#: The PlanRules of each pair of policies; an evicted pair only costs its blocks'
+#: cached verdicts.
+plan_rules: Final = lru_cache(maxsize=16)(PlanRules)
+
+
+def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding | None:
+    """What a part's content gets, from its header block at offset ``base``; or the
+    refusal of its headers. None: the content passes unchecked.
 
     Form fields (parts without ``filename``) are checked as text, or as JSON when so
-    typed; files only when their type is text or JSON. None: the content passes.
+    typed; files only when their type is text or JSON.
     """
-    policy, path_policy = config.policy, config.effective_path_policy
     if len(block) <= MAX_CACHED_BLOCK_BYTES:
-        plan = _cached_plan(block, policy, path_policy)
+        plan = _cached_plan(block, rules)
     else:
-        plan = _plan(block, policy, path_policy)
+        plan = _plan(block, rules.policy, rules.path_policy)
     if isinstance(plan, Finding):
         return replace(plan, offset=base + plan.offset)
+    return plan
+
+
+def content_inspector(plan: PartPlan, start: int, policy: Policy) -> BodyInspector:
+    """The streaming check of a part's content, which starts at offset ``start``."""
     content, name = plan
-    if content is None:
-        return None
     inspector: BodyInspector
     if content == "json":
-        inspector = JsonInspector(policy, base=body_start, name=name, fixable=False)
+        inspector = JsonInspector(policy, base=start, name=name, fixable=False)
     else:
-        inspector = TextInspector(policy, base=body_start, name=name, fixable=False)
+        inspector = TextInspector(policy, base=start, name=name, fixable=False)
     if content == CHARSET_FIELD:
-        return _CharsetField(inspector, body_start)
+        return _CharsetField(inspector, start)
     return inspector
+
+
+def content_is_clean(plan: PartPlan, content: bytes, policy: Policy) -> bool:
+    """True when a part's whole content passes its check in one call; False decides
+    nothing (:func:`content_inspector` finds what is wrong, if anything)."""
+    if plan[0] == "text":
+        return is_valid(content, policy)
+    # The _charset_ field's rule is its inspector's alone.
+    return plan[0] == "json" and is_plain_json(content, policy)
 
 
 def _plan(
     block: bytes, policy: Policy, path_policy: Policy
-) -> tuple[str | None, str | None] | Finding:
-    """``(content check, part name)`` for a header block, or a refusal at an offset
-    in the block. The check is "json", "text", CHARSET_FIELD (text, then the charset
-    rule) or None (the content passes)."""
+) -> PartPlan | Finding | None:
+    """What a header block's part gets (see :func:`part_plan`), or a refusal at an
+    offset in the block."""
     found = find_violation(block, policy)
     if found is not None:
         return Finding(Location.BODY, None, found.kind, found.start)
@@ -135,7 +175,7 @@ def _plan(
     check = _content_check(fields, params)
     if isinstance(check, RequestKind):
         return Finding(Location.BODY, name, check, 0)
-    return check, name
+    return None if check is None else (check, name)
 
 
 def _content_check(
@@ -169,10 +209,14 @@ def _content_check(
     return content if content in ("text", "json") else None
 
 
+def _rules_plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
+    return _plan(block, rules.policy, rules.path_policy)
+
+
 #: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
 #: entries are bounded (at most 256 x 512 bytes held), and a cached Finding is only
 #: a template: its offset is relative to the block.
-_cached_plan: Final = lru_cache(maxsize=256)(_plan)
+_cached_plan: Final = lru_cache(maxsize=256)(_rules_plan)
 
 
 class _CharsetField:
