@@ -17,7 +17,7 @@ from .._policy import Policy
 from .._scan import find_violation, is_valid
 from .._violation import Kind
 from ..paths import MAX_NAME_BYTES
-from ._abnf import FIELD_NAME, PARAMETER
+from ._abnf import PARAMETER, TOKEN
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._json import JsonInspector, is_plain_json
 from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
@@ -38,6 +38,7 @@ NAME_PLATFORM: Final = "universal"
 #: HTML §4.10.21.8: a field of this name holds the form's character encoding (OWASP
 #: CRS 922100 limits it to a list; here only UTF-8 and US-ASCII pass).
 CHARSET_FIELD: Final = "_charset_"
+_CHARSET_FIELD_BYTES: Final = CHARSET_FIELD.encode()
 #: Header blocks up to this size have their verdict cached (see _cached_plan).
 MAX_CACHED_BLOCK_BYTES: Final = 512
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
@@ -47,6 +48,13 @@ MAX_CHARSET_BYTES: Final = 16
 _HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: RFC 7578 §4.2: each part's disposition type is form-data.
 _FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
+#: RFC 9110 §5.1, §5.5: a header line's field-name, ":" and OWS.
+_FIELD_START: Final = re.compile(b"(" + TOKEN + rb"):[ \t]*")
+#: The escape character of a quoted-string (RFC 9110 §5.6.4), as the int that
+#: ``in`` looks up with one memchr (see _json._BACKSLASH).
+_BACKSLASH: Final = ord("\\")
+#: A field's bytes that are not sent, as a default: ``(offset, value)``.
+_ABSENT: Final = (0, b"")
 # Part parameters by ``_abnf.PARAMETER``, not ``_abnf.parameters``: that one's dict
 # would hide a name given twice and undo quoted pairs before they can be checked, and
 # it allows space around "=" (Werkzeug reads ``filename ="a"`` as no filename at all,
@@ -63,21 +71,26 @@ def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
     fields: dict[str, tuple[int, bytes]] = {}
     offset = 0
     for line in block.split(b"\r\n") if block else ():
-        field, colon, value = line.partition(b":")
-        if line.startswith((b" ", b"\t")):
-            return body_finding(RequestKind.MULTIPART_FOLDED_HEADER, offset)
-        if not colon:
-            return body_finding(RequestKind.MALFORMED_MULTIPART, offset)
-        if FIELD_NAME.fullmatch(field) is None:
-            return body_finding(RequestKind.INVALID_HEADER_NAME, offset)
-        name = field.lower().decode("ascii")
+        match = _FIELD_START.match(line)
+        if match is None:
+            return body_finding(_line_refusal(line), offset)
+        name = match.group(1).lower().decode("ascii")
         if name in fields:
             return body_finding(RequestKind.MULTIPART_DUPLICATE_HEADER, offset)
+        start = match.end()
         # RFC 9110 §5.5: OWS around a field value is SP or HTAB.
-        start = offset + len(field) + 1 + len(value) - len(value.lstrip(b" \t"))
-        fields[name] = (start, value.strip(b" \t"))
+        fields[name] = (offset + start, line[start:].rstrip(b" \t"))
         offset += len(line) + 2
     return fields
+
+
+def _line_refusal(line: bytes) -> RequestKind:
+    """Why a header line does not start with ``field-name ":"``."""
+    if line.startswith((b" ", b"\t")):
+        return RequestKind.MULTIPART_FOLDED_HEADER
+    if b":" not in line:
+        return RequestKind.MALFORMED_MULTIPART
+    return RequestKind.INVALID_HEADER_NAME
 
 
 #: What a part's content gets: its check ("text", "json", or CHARSET_FIELD: text,
@@ -115,7 +128,7 @@ def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding |
     if len(block) <= MAX_CACHED_BLOCK_BYTES:
         plan = _cached_plan(block, rules)
     else:
-        plan = _plan(block, rules.policy, rules.path_policy)
+        plan = _plan(block, rules)
     if isinstance(plan, Finding):
         return replace(plan, offset=base + plan.offset)
     return plan
@@ -143,11 +156,10 @@ def content_is_clean(plan: PartPlan, content: bytes, policy: Policy) -> bool:
     return plan[0] == "json" and is_plain_json(content, policy)
 
 
-def _plan(
-    block: bytes, policy: Policy, path_policy: Policy
-) -> PartPlan | Finding | None:
+def _plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
     """What a header block's part gets (see :func:`part_plan`), or a refusal at an
     offset in the block."""
+    policy = rules.policy
     found = find_violation(block, policy)
     if found is not None:
         return Finding(Location.BODY, None, found.kind, found.start)
@@ -165,7 +177,9 @@ def _plan(
     if isinstance(params, Finding):
         return params
     name = safe_name(params["name"][1]) if "name" in params else None
-    refusal = _name_refusal(params, policy) or _filename_refusal(params, path_policy)
+    refusal = _name_refusal(params, policy) or _filename_refusal(
+        params, rules.path_policy
+    )
     if refusal is not None:
         return Finding(Location.BODY, name, *refusal)
     # RFC 7578 §4.2: every part has a name. Starlette refuses a part without one,
@@ -188,7 +202,26 @@ def _content_check(
     _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
     if coding.lower() not in (b"7bit", b"8bit", b"binary"):
         return RequestKind.UNSUPPORTED_CONTENT_ENCODING
-    parsed = parse_media_type(fields.get("content-type", (0, b"text/plain"))[1])
+    # RFC 7578 §4.4: a part without a Content-Type is text/plain.
+    content: str | RequestKind | None = "text"
+    if "content-type" in fields:
+        content = _media_check(fields["content-type"][1])
+        if isinstance(content, RequestKind):
+            return content
+    # F8: a part without a filename is a form field, which frameworks decode as text
+    # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
+    # non-empty filename makes a file to every parser: python-multipart ignores
+    # filename*, and Django reads a part with filename="" as a field.
+    if not params.get("filename", _ABSENT)[1]:
+        if params.get("name", _ABSENT)[1] == _CHARSET_FIELD_BYTES:
+            return CHARSET_FIELD
+        return "json" if content == "json" else "text"
+    return content if content in ("text", "json") else None
+
+
+def _media_check(content_type: bytes) -> str | RequestKind | None:
+    """A part's Content-Type: its media kind (see media_kind), or its refusal."""
+    parsed = parse_media_type(content_type)
     if parsed is None:
         return RequestKind.MALFORMED_MULTIPART
     media_type, type_params = parsed
@@ -197,26 +230,13 @@ def _content_check(
     charset = type_params.get("charset", "utf-8").lower()
     if charset not in UTF8_CHARSETS or "charset*" in type_params:
         return RequestKind.UNSUPPORTED_CHARSET
-    content = media_kind(media_type)
-    # F8: a part without a filename is a form field, which frameworks decode as text
-    # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
-    # non-empty filename makes a file to every parser: python-multipart ignores
-    # filename*, and Django reads a part with filename="" as a field.
-    if not params.get("filename", (0, b""))[1]:
-        if params.get("name", (0, b""))[1] == CHARSET_FIELD.encode():
-            return CHARSET_FIELD
-        return "json" if content == "json" else "text"
-    return content if content in ("text", "json") else None
-
-
-def _rules_plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
-    return _plan(block, rules.policy, rules.path_policy)
+    return media_kind(media_type)
 
 
 #: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
 #: entries are bounded (at most 256 x 512 bytes held), and a cached Finding is only
 #: a template: its offset is relative to the block.
-_cached_plan: Final = lru_cache(maxsize=256)(_rules_plan)
+_cached_plan: Final = lru_cache(maxsize=256)(_plan)
 
 
 class _CharsetField:
@@ -274,18 +294,19 @@ def _disposition(value: bytes, at: int) -> dict[str, tuple[int, bytes]] | Findin
         match = PARAMETER.match(value, pos)
         if match is None:
             return body_finding(RequestKind.MALFORMED_MULTIPART, at + pos)
-        name, raw = match.group(1).decode("ascii").lower(), match.group(2)
+        token, quoted, raw = match.group(1, 2, 3)
+        name = token.decode("ascii").lower()
         where = at + match.start(1)
         plain = name.removesuffix("*")
         if "*" in plain:
             # RFC 2231 §3: name*0, name*1* ... joined by Werkzeug and Django only.
             return body_finding(RequestKind.MULTIPART_PARAMETER_CONTINUATION, where)
-        if raw.startswith(b'"'):
-            raw = raw[1:-1]
+        if quoted is not None:
+            raw = quoted
         # A name twice, or plain and extended: each parser keeps another one.
         # Quoted pairs: RFC 9110 §5.6.4 undoes any, the parsers only \\ and \".
         twice = name in params or (plain + "*" if plain == name else plain) in params
-        if twice or b"\\" in raw:
+        if twice or _BACKSLASH in raw:
             return body_finding(RequestKind.MULTIPART_AMBIGUOUS_PARAMETER, where)
         params[name] = (where, raw)
         pos = match.end()
