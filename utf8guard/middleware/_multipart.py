@@ -34,6 +34,17 @@ MAX_PART_HEADER_BYTES: Final = 16 * 1024
 #: RFC 2046 §5.1.1 and RFC 5322 §2.2: lines end in CRLF; a CR or LF alone is a
 #: line break to Werkzeug and not to python-multipart.
 _BARE_LINE_BREAK: Final = re.compile(rb"\r(?!\n)|(?<!\r)\n")
+#: CR and LF as ints, which ``in`` finds with one memchr (see _json._BACKSLASH).
+_CR: Final = ord("\r")
+_LF: Final = ord("\n")
+
+
+def _paired_line_breaks(block: bytes) -> bool:
+    """True when every CR and LF in ``block`` is in a CRLF: none is bare."""
+    if _CR not in block and _LF not in block:
+        return True  # one header line: two memchr, not three counts
+    crlf = block.count(b"\r\n")
+    return block.count(b"\r") == crlf == block.count(b"\n")
 
 
 class _State(enum.Enum):
@@ -317,10 +328,7 @@ class MultipartInspector:
             block = self._buf[start:block_end]
             # A whole block within the limit, every CR and LF in a CRLF and no
             # boundary: what the checks below pass, in fewer calls.
-            crlf = block.count(b"\r\n")
-            if block.count(b"\r") == crlf == block.count(b"\n") and (
-                self._dash not in block
-            ):
+            if _paired_line_breaks(block) and self._dash not in block:
                 return self._accept(findings, block, block_end)
         searched = len(self._buf) if block_end < 0 else block_end
         # Each verdict looks at the same bytes however the block arrives: at most

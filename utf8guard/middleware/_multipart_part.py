@@ -160,7 +160,7 @@ def _plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
     """What a header block's part gets (see :func:`part_plan`), or a refusal at an
     offset in the block."""
     policy = rules.policy
-    found = find_violation(block, policy)
+    found = None if is_valid(block, policy) else find_violation(block, policy)
     if found is not None:
         return Finding(Location.BODY, None, found.kind, found.start)
     # RFC 9110 §5.5: no controls but HTAB in a field value, whatever the policy
