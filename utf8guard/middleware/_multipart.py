@@ -64,6 +64,11 @@ class _State(enum.Enum):
     FAILED = "failed"
 
 
+# The states as module names: in CPython 3.11 each ``_State.X`` is a descriptor
+# call (about 65 ns), and the parser reads or sets a state several times per part.
+_PREAMBLE, _DELIMITER, _HEADERS, _CONTENT, _EPILOGUE, _FAILED = _State
+
+
 class MultipartInspector:
     """``multipart/form-data`` (RFC 7578): framing, part headers, names, contents.
 
@@ -104,7 +109,7 @@ class MultipartInspector:
         self._pos = 0  # index in _buf of the first byte not yet consumed
         self._base = 0  # stream offset of _buf[0]
         self._scan = 0  # index in _buf where the pending search resumes
-        self._state = _State.PREAMBLE
+        self._state = _PREAMBLE
         # The part whose content is being read: its plan until a byte of the content
         # is fed, then its inspector; both None when the content passes unchecked.
         self._plan: PartPlan | None = None
@@ -128,7 +133,7 @@ class MultipartInspector:
         return done if self._part is None else min(done, self._part.checked)
 
     def feed(self, chunk: bytes) -> list[Finding]:
-        if self._state is _State.FAILED:
+        if self._state is _FAILED:
             return []
         self._received += len(chunk)
         # One compaction per chunk: dropping the prefix per part would be quadratic.
@@ -148,10 +153,10 @@ class MultipartInspector:
 
     def finish(self) -> list[Finding]:
         state = self._state
-        self._state = _State.FAILED
-        if state is _State.FAILED:
+        self._state = _FAILED
+        if state is _FAILED:
             return []
-        if state is _State.EPILOGUE:
+        if state is _EPILOGUE:
             # A lone CR after the close delimiter: a line break cut short.
             if self._buf[self._pos :] == b"\r":
                 return self._keep(
@@ -191,19 +196,19 @@ class MultipartInspector:
         """Refuse at ``index`` in the buffer (default: the first unconsumed byte)."""
         at = self._base + (self._pos if index is None else index)
         findings.append(body_finding(kind, at))
-        self._state = _State.FAILED
+        self._state = _FAILED
         return False
 
     def _step(self, findings: list[Finding]) -> bool:
         """Advance the parser by one state if the buffer allows; True on progress."""
         state = self._state
-        if state is _State.DELIMITER:
+        if state is _DELIMITER:
             return self._after_delimiter(findings)
-        if state is _State.CONTENT:
+        if state is _CONTENT:
             return self._content(findings)
-        if state is _State.HEADERS:
+        if state is _HEADERS:
             return self._headers(findings)
-        if state is _State.PREAMBLE:
+        if state is _PREAMBLE:
             return self._preamble(findings)
         # EPILOGUE: FAILED never gets here, as a failing step returns False.
         return self._epilogue(findings)
@@ -225,7 +230,7 @@ class MultipartInspector:
         if len(head) < len(opening):
             return False
         self._consume(len(opening) - len(self._dash))
-        self._state = _State.DELIMITER
+        self._state = _DELIMITER
         return True
 
     def _content(self, findings: list[Finding]) -> bool:
@@ -259,7 +264,7 @@ class MultipartInspector:
         self._plan = self._part = None
         # Each state's search starts where the state does.
         self._pos = self._scan = found
-        self._state = _State.DELIMITER
+        self._state = _DELIMITER
         return True
 
     def _stray_delimiter(self, findings: list[Finding], found: int) -> bool:
@@ -291,13 +296,13 @@ class MultipartInspector:
             if self._parts > self._max_parts:
                 return self._fail(findings, RequestKind.MULTIPART_TOO_MANY_PARTS)
             self._pos = self._scan = end + 2
-            self._state = _State.HEADERS
+            self._state = _HEADERS
             return self._headers(findings)
         if len(suffix) < 2:
             return False
         if suffix == b"--":
             self._consume(end + 2 - self._pos)
-            self._state = _State.EPILOGUE
+            self._state = _EPILOGUE
             return True
         if suffix[0] in b"\r\n":
             return self._fail(findings, RequestKind.MULTIPART_BARE_LINE_BREAK, end)
@@ -358,7 +363,7 @@ class MultipartInspector:
         plan = part_plan(block, self._base + self._pos, self._rules)
         if isinstance(plan, Finding):
             findings.append(plan)
-            self._state = _State.FAILED
+            self._state = _FAILED
             return False
         if block:
             self._last_head, self._last_plan = block + b"\r\n\r\n", plan
@@ -369,5 +374,5 @@ class MultipartInspector:
         """Read a part's content from index ``at``, to be checked by ``plan``."""
         self._pos = self._scan = at
         self._plan = plan
-        self._state = _State.CONTENT
+        self._state = _CONTENT
         return self._content(findings)
