@@ -159,3 +159,16 @@ def test_whole_parts_get_the_streaming_verdicts(
         assert got == run(data, chunks, config, reference=True)
         # However the body arrives: the same findings, and the same drops.
         assert (got[0], got[2]) == (whole[0], whole[2])
+
+
+@pytest.mark.parametrize("cut", [0, 2, 4, 5])
+def test_charset_field_is_held_when_a_chunk_cuts_it(cut: int) -> None:
+    # HTML §4.10.21.8: the _charset_ field's value is decided at its end, so none of
+    # it is declared checked before, however much of it has arrived.
+    data = body([(FIELD, b"_charset_", b"utf-8")], DASH + b"--\r\n")
+    start = data.index(b"utf-8")
+    inspector = MultipartInspector(BOUNDARY, GuardConfig())
+    assert inspector.feed(data[: start + 5 + cut]) == []
+    assert inspector.checked == start
+    assert inspector.feed(data[start + 5 + cut :]) + inspector.finish() == []
+    assert inspector.checked > start + len(b"utf-8")

@@ -365,8 +365,10 @@ class MultipartInspector:
             findings.append(plan)
             self._state = _FAILED
             return False
-        if block:
-            self._last_head, self._last_plan = block + b"\r\n\r\n", plan
+        # No memo of an empty block (which RFC 7578 §4.2 refuses anyway): its
+        # content follows one CRLF, not two.
+        self._last_head = block and block + b"\r\n\r\n"
+        self._last_plan = plan
         # RFC 2046 §5.1.1: the header block ends with its last CRLF, then CRLF.
         return self._open(findings, block_end + (4 if block else 2), plan)
 
