@@ -53,8 +53,6 @@ _FIELD_START: Final = re.compile(b"(" + TOKEN + rb"):[ \t]*")
 #: The escape character of a quoted-string (RFC 9110 §5.6.4), as the int that
 #: ``in`` looks up with one memchr (see _json._BACKSLASH).
 _BACKSLASH: Final = ord("\\")
-#: A field's bytes that are not sent, as a default: ``(offset, value)``.
-_ABSENT: Final = (0, b"")
 # Part parameters by ``_abnf.PARAMETER``, not ``_abnf.parameters``: that one's dict
 # would hide a name given twice and undo quoted pairs before they can be checked, and
 # it allows space around "=" (Werkzeug reads ``filename ="a"`` as no filename at all,
@@ -74,7 +72,7 @@ def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
         match = _FIELD_START.match(line)
         if match is None:
             return body_finding(_line_refusal(line), offset)
-        name = match.group(1).lower().decode("ascii")
+        name = match[1].lower().decode("ascii")
         if name in fields:
             return body_finding(RequestKind.MULTIPART_DUPLICATE_HEADER, offset)
         start = match.end()
@@ -212,8 +210,8 @@ def _content_check(
     # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
     # non-empty filename makes a file to every parser: python-multipart ignores
     # filename*, and Django reads a part with filename="" as a field.
-    if not params.get("filename", _ABSENT)[1]:
-        if params.get("name", _ABSENT)[1] == _CHARSET_FIELD_BYTES:
+    if not params.get("filename", (0, b""))[1]:
+        if params.get("name", (0, b""))[1] == _CHARSET_FIELD_BYTES:
             return CHARSET_FIELD
         return "json" if content == "json" else "text"
     return content if content in ("text", "json") else None
@@ -294,7 +292,7 @@ def _disposition(value: bytes, at: int) -> dict[str, tuple[int, bytes]] | Findin
         match = PARAMETER.match(value, pos)
         if match is None:
             return body_finding(RequestKind.MALFORMED_MULTIPART, at + pos)
-        token, quoted, raw = match.group(1, 2, 3)
+        token, quoted, raw = match.groups()
         name = token.decode("ascii").lower()
         where = at + match.start(1)
         plain = name.removesuffix("*")
@@ -354,15 +352,18 @@ def _filename_refusal(
         at, plain = params["filename"]
         # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
         # it: check the reading with the quote, which Windows refuses in names.
-        refused = _unsafe_name(plain.replace(b"%22", b'"'), policy)
+        quoted = plain.replace(b"%22", b'"')
+        refused = _unsafe_name(quoted, policy)
         if refused is not None:
             return refused, at
         # Django reads HTML character references in a filename (&#47; is "/",
-        # &#x2215; a slash look-alike): its reading gets the same rules.
+        # &#x2215; a slash look-alike): its reading gets the same rules, unless it
+        # is the name just checked (no "&" and no "%22": most names).
         unescaped = html.unescape(plain.decode()).encode()
-        refused = _unsafe_name(unescaped, policy)
-        if refused is not None:
-            return refused, at
+        if unescaped != quoted:
+            refused = _unsafe_name(unescaped, policy)
+            if refused is not None:
+                return refused, at
     if "filename*" not in params:
         return None
     at, extended = params["filename*"]
