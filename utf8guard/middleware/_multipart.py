@@ -251,8 +251,8 @@ class MultipartInspector:
         # and is in the content's bytes, not the header block's blank line.
         if found - 2 < self._pos or not self._buf.startswith(b"\r\n", found - 2):
             return self._stray_delimiter(findings, found)
-        # The whole content is here: one check over it, and the streaming one
-        # only to find what that one refuses, so findings never depend on chunks.
+        # The whole content is here: one check over it, and the streaming one only
+        # to find what that one refuses, so the findings are the streaming check's.
         plan, end = self._plan, found - 2
         if plan is None or not content_is_clean(
             plan, self._buf[self._pos : end], self._policy
@@ -319,9 +319,10 @@ class MultipartInspector:
     def _headers(self, findings: list[Finding]) -> bool:
         """A part's header block, up to the empty line that ends it."""
         start = self._pos
-        # Tiny parts repeat one header block: the same bytes as the last accepted
-        # block, then the empty line, pass as it did (no verdict depends on where
-        # the block is, and an accepted block holds no "\r\n\r\n" to end sooner).
+        # Tiny parts repeat one header block. The bytes of the last accepted block
+        # and the empty line are that block: it has no bare CR or LF, so no
+        # "\r\n\r\n" in or across its end ends it sooner. Its verdicts depend
+        # on its bytes alone, so they stand.
         head = self._last_head
         if head and self._buf.startswith(head, start):
             return self._open(findings, start + len(head), self._last_plan)

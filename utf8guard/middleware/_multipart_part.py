@@ -38,6 +38,7 @@ NAME_PLATFORM: Final = "universal"
 #: HTML §4.10.21.8: a field of this name holds the form's character encoding (OWASP
 #: CRS 922100 limits it to a list; here only UTF-8 and US-ASCII pass).
 CHARSET_FIELD: Final = "_charset_"
+#: CHARSET_FIELD as a part's name parameter holds it.
 _CHARSET_FIELD_BYTES: Final = CHARSET_FIELD.encode()
 #: Header blocks up to this size have their verdict cached (see _cached_plan).
 MAX_CACHED_BLOCK_BYTES: Final = 512
@@ -100,8 +101,8 @@ class PlanRules:
     """The two policies a header block is judged by, as one cache key.
 
     Hashed by identity (one per pair of policies, from :func:`plan_rules`): a frozen
-    dataclass computes its hash anew on every call, and a key of two policies
-    cost more than the cached lookup it made.
+    dataclass computes its hash anew on each call, so a key of two Policy objects
+    had every part's cached lookup hash both.
     """
 
     __slots__ = ("path_policy", "policy")
