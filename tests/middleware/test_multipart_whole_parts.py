@@ -1,11 +1,11 @@
 """multipart/form-data: the parser's shortcuts for a part whole in the buffer change
-no verdict, offset, name, ``checked`` or ``dropped``.
+no finding (kind, offset, name, ``fixable``), ``checked`` or ``dropped``.
 
 The shortcuts: a content checked in one call (streamed only when that call refuses
 it or a chunk cuts it), a header block equal to the last accepted one passing on
 its verdict, and a header block's line breaks counted instead of searched. The
 reference is the same parser with all three off; the body is fed whole, cut at
-random, and one byte at a time (where no content is ever whole)."""
+random, and one byte at a time (where no non-empty content is ever whole)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def body(parts: Sequence[tuple[bytes, bytes, bytes]], ending: bytes) -> bytes:
     return b"".join(encoded) + ending
 
 
-Run = tuple[list[tuple[str | None, str, int]], list[int], int]
+Run = tuple[list[tuple[str | None, str, int, bool]], list[int], int]
 
 
 class Reference(MultipartInspector):
@@ -133,7 +133,7 @@ def _run(inspector: MultipartInspector, data: bytes, chunks: Sequence[int]) -> R
     new = inspector.finish()
     assert all(finding.offset >= checked[-1] for finding in new)
     found += new
-    kept = [(f.name, f.kind.value, f.offset) for f in found]
+    kept = [(f.name, f.kind.value, f.offset, f.fixable) for f in found]
     return kept, checked, inspector.dropped
 
 
