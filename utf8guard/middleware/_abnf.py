@@ -48,8 +48,10 @@ TOKEN: Final = b"[" + re.escape(TCHAR) + b"]+"
 FIELD_NAME: Final = re.compile(TOKEN)
 #: RFC 9110 §5.6.6 as written: ``OWS ";" OWS parameter-name "=" parameter-value``,
 #: no space around "=" (multipart part headers, where parsers disagree on it).
+#: Groups: the name, then a quoted-string's inside (quotes off, quoted pairs as
+#: sent) or the token.
 PARAMETER: Final = re.compile(
-    rb";[ \t]*(" + TOKEN + rb')=("(?:[^"\\]|\\.)*"|' + TOKEN + rb")[ \t]*"
+    rb";[ \t]*(" + TOKEN + rb')=(?:"([^"\\]*(?:\\.[^"\\]*)*)"|(' + TOKEN + rb"))[ \t]*"
 )
 #: RFC 9110 §8.3.1: type "/" subtype, with optional whitespace around.
 MEDIA_TYPE: Final = re.compile(rb"\s*(" + TOKEN + rb"/" + TOKEN + rb")\s*")

@@ -14,24 +14,32 @@ from typing import Final
 
 from .._pathrules import PathKind, char_violations, name_violations
 from .._policy import Policy
-from .._scan import find_violation
+from .._scan import find_violation, is_valid
 from .._violation import Kind
 from ..paths import MAX_NAME_BYTES
-from ._abnf import FIELD_NAME, PARAMETER
-from ._config import GuardConfig
+from ._abnf import PARAMETER, TOKEN
 from ._finding import Finding, Location, RequestKind, safe_name
-from ._json import JsonInspector
+from ._json import JsonInspector, is_plain_json
 from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
 from ._percent import percent_decode
 from ._text import BodyInspector, TextInspector, body_finding
 
-__all__ = ["part_inspector"]
+__all__ = [
+    "PartPlan",
+    "PlanRules",
+    "content_inspector",
+    "content_is_clean",
+    "part_plan",
+    "plan_rules",
+]
 
 #: Filenames travel: the Windows name rules apply on every host.
 NAME_PLATFORM: Final = "universal"
 #: HTML §4.10.21.8: a field of this name holds the form's character encoding (OWASP
 #: CRS 922100 limits it to a list; here only UTF-8 and US-ASCII pass).
 CHARSET_FIELD: Final = "_charset_"
+#: CHARSET_FIELD as a part's name parameter holds it.
+_CHARSET_FIELD_BYTES: Final = CHARSET_FIELD.encode()
 #: Header blocks up to this size have their verdict cached (see _cached_plan).
 MAX_CACHED_BLOCK_BYTES: Final = 512
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
@@ -41,6 +49,11 @@ MAX_CHARSET_BYTES: Final = 16
 _HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: RFC 7578 §4.2: each part's disposition type is form-data.
 _FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
+#: RFC 9110 §5.1, §5.5: a header line's field-name, ":" and OWS.
+_FIELD_START: Final = re.compile(b"(" + TOKEN + rb"):[ \t]*")
+#: The escape character of a quoted-string (RFC 9110 §5.6.4), as the int that
+#: ``in`` looks up with one memchr (see _json._BACKSLASH).
+_BACKSLASH: Final = ord("\\")
 # Part parameters by ``_abnf.PARAMETER``, not ``_abnf.parameters``: that one's dict
 # would hide a name given twice and undo quoted pairs before they can be checked, and
 # it allows space around "=" (Werkzeug reads ``filename ="a"`` as no filename at all,
@@ -57,58 +70,96 @@ def _header_fields(block: bytes) -> dict[str, tuple[int, bytes]] | Finding:
     fields: dict[str, tuple[int, bytes]] = {}
     offset = 0
     for line in block.split(b"\r\n") if block else ():
-        field, colon, value = line.partition(b":")
-        if line.startswith((b" ", b"\t")):
-            return body_finding(RequestKind.MULTIPART_FOLDED_HEADER, offset)
-        if not colon:
-            return body_finding(RequestKind.MALFORMED_MULTIPART, offset)
-        if FIELD_NAME.fullmatch(field) is None:
-            return body_finding(RequestKind.INVALID_HEADER_NAME, offset)
-        name = field.lower().decode("ascii")
+        match = _FIELD_START.match(line)
+        if match is None:
+            return body_finding(_line_refusal(line), offset)
+        name = match[1].lower().decode("ascii")
         if name in fields:
             return body_finding(RequestKind.MULTIPART_DUPLICATE_HEADER, offset)
+        start = match.end()
         # RFC 9110 §5.5: OWS around a field value is SP or HTAB.
-        start = offset + len(field) + 1 + len(value) - len(value.lstrip(b" \t"))
-        fields[name] = (start, value.strip(b" \t"))
+        fields[name] = (offset + start, line[start:].rstrip(b" \t"))
         offset += len(line) + 2
     return fields
 
 
-def part_inspector(
-    block: bytes, base: int, body_start: int, config: GuardConfig
-) -> BodyInspector | Finding | None:
-    """The inspector for a part's content, from its header block at offset ``base``.
+def _line_refusal(line: bytes) -> RequestKind:
+    """Why a header line does not start with ``field-name ":"``."""
+    if line.startswith((b" ", b"\t")):
+        return RequestKind.MULTIPART_FOLDED_HEADER
+    if b":" not in line:
+        return RequestKind.MALFORMED_MULTIPART
+    return RequestKind.INVALID_HEADER_NAME
+
+
+#: What a part's content gets: its check ("text", "json", or CHARSET_FIELD: text,
+#: then the charset rule) and the part's name.
+PartPlan = tuple[str, str | None]
+
+
+class PlanRules:
+    """The two policies a header block is judged by, as one cache key.
+
+    Hashed by identity (one per pair of policies, from :func:`plan_rules`): a frozen
+    dataclass computes its hash anew on each call, so a key of two Policy objects
+    had every part's cached lookup hash both.
+    """
+
+    __slots__ = ("path_policy", "policy")
+
+    def __init__(self, policy: Policy, path_policy: Policy) -> None:
+        self.policy = policy
+        self.path_policy = path_policy
+
+
+#: The PlanRules of each pair of policies; an evicted pair only costs its blocks'
+#: cached verdicts.
+plan_rules: Final = lru_cache(maxsize=16)(PlanRules)
+
+
+def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding | None:
+    """What a part's content gets, from its header block at offset ``base``; or the
+    refusal of its headers. None: the content passes unchecked.
 
     Form fields (parts without ``filename``) are checked as text, or as JSON when so
-    typed; files only when their type is text or JSON. None: the content passes.
+    typed; files only when their type is text or JSON.
     """
-    policy, path_policy = config.policy, config.effective_path_policy
     if len(block) <= MAX_CACHED_BLOCK_BYTES:
-        plan = _cached_plan(block, policy, path_policy)
+        plan = _cached_plan(block, rules)
     else:
-        plan = _plan(block, policy, path_policy)
+        plan = _plan(block, rules)
     if isinstance(plan, Finding):
         return replace(plan, offset=base + plan.offset)
+    return plan
+
+
+def content_inspector(plan: PartPlan, start: int, policy: Policy) -> BodyInspector:
+    """The streaming check of a part's content, which starts at offset ``start``."""
     content, name = plan
-    if content is None:
-        return None
     inspector: BodyInspector
     if content == "json":
-        inspector = JsonInspector(policy, base=body_start, name=name, fixable=False)
+        inspector = JsonInspector(policy, base=start, name=name, fixable=False)
     else:
-        inspector = TextInspector(policy, base=body_start, name=name, fixable=False)
+        inspector = TextInspector(policy, base=start, name=name, fixable=False)
     if content == CHARSET_FIELD:
-        return _CharsetField(inspector, body_start)
+        return _CharsetField(inspector, start)
     return inspector
 
 
-def _plan(
-    block: bytes, policy: Policy, path_policy: Policy
-) -> tuple[str | None, str | None] | Finding:
-    """``(content check, part name)`` for a header block, or a refusal at an offset
-    in the block. The check is "json", "text", CHARSET_FIELD (text, then the charset
-    rule) or None (the content passes)."""
-    found = find_violation(block, policy)
+def content_is_clean(plan: PartPlan, content: bytes, policy: Policy) -> bool:
+    """True when a part's whole content passes its check in one call; False decides
+    nothing (:func:`content_inspector` finds what is wrong, if anything)."""
+    if plan[0] == "text":
+        return is_valid(content, policy)
+    # The _charset_ field's rule is its inspector's alone.
+    return plan[0] == "json" and is_plain_json(content, policy)
+
+
+def _plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
+    """What a header block's part gets (see :func:`part_plan`), or a refusal at an
+    offset in the block."""
+    policy = rules.policy
+    found = None if is_valid(block, policy) else find_violation(block, policy)
     if found is not None:
         return Finding(Location.BODY, None, found.kind, found.start)
     # RFC 9110 §5.5: no controls but HTAB in a field value, whatever the policy
@@ -125,7 +176,9 @@ def _plan(
     if isinstance(params, Finding):
         return params
     name = safe_name(params["name"][1]) if "name" in params else None
-    refusal = _name_refusal(params, policy) or _filename_refusal(params, path_policy)
+    refusal = _name_refusal(params, policy) or _filename_refusal(
+        params, rules.path_policy
+    )
     if refusal is not None:
         return Finding(Location.BODY, name, *refusal)
     # RFC 7578 §4.2: every part has a name. Starlette refuses a part without one,
@@ -135,7 +188,7 @@ def _plan(
     check = _content_check(fields, params)
     if isinstance(check, RequestKind):
         return Finding(Location.BODY, name, check, 0)
-    return check, name
+    return None if check is None else (check, name)
 
 
 def _content_check(
@@ -148,7 +201,26 @@ def _content_check(
     _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
     if coding.lower() not in (b"7bit", b"8bit", b"binary"):
         return RequestKind.UNSUPPORTED_CONTENT_ENCODING
-    parsed = parse_media_type(fields.get("content-type", (0, b"text/plain"))[1])
+    # RFC 7578 §4.4: a part without a Content-Type is text/plain.
+    content: str | RequestKind | None = "text"
+    if "content-type" in fields:
+        content = _media_check(fields["content-type"][1])
+        if isinstance(content, RequestKind):
+            return content
+    # F8: a part without a filename is a form field, which frameworks decode as text
+    # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
+    # non-empty filename makes a file to every parser: python-multipart ignores
+    # filename*, and Django reads a part with filename="" as a field.
+    if not params.get("filename", (0, b""))[1]:
+        if params.get("name", (0, b""))[1] == _CHARSET_FIELD_BYTES:
+            return CHARSET_FIELD
+        return "json" if content == "json" else "text"
+    return content if content in ("text", "json") else None
+
+
+def _media_check(content_type: bytes) -> str | RequestKind | None:
+    """A part's Content-Type: its media kind (see media_kind), or its refusal."""
+    parsed = parse_media_type(content_type)
     if parsed is None:
         return RequestKind.MALFORMED_MULTIPART
     media_type, type_params = parsed
@@ -157,16 +229,7 @@ def _content_check(
     charset = type_params.get("charset", "utf-8").lower()
     if charset not in UTF8_CHARSETS or "charset*" in type_params:
         return RequestKind.UNSUPPORTED_CHARSET
-    content = media_kind(media_type)
-    # F8: a part without a filename is a form field, which frameworks decode as text
-    # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
-    # non-empty filename makes a file to every parser: python-multipart ignores
-    # filename*, and Django reads a part with filename="" as a field.
-    if not params.get("filename", (0, b""))[1]:
-        if params.get("name", (0, b""))[1] == CHARSET_FIELD.encode():
-            return CHARSET_FIELD
-        return "json" if content == "json" else "text"
-    return content if content in ("text", "json") else None
+    return media_kind(media_type)
 
 
 #: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
@@ -230,18 +293,19 @@ def _disposition(value: bytes, at: int) -> dict[str, tuple[int, bytes]] | Findin
         match = PARAMETER.match(value, pos)
         if match is None:
             return body_finding(RequestKind.MALFORMED_MULTIPART, at + pos)
-        name, raw = match.group(1).decode("ascii").lower(), match.group(2)
+        token, quoted, raw = match.groups()
+        name = token.decode("ascii").lower()
         where = at + match.start(1)
         plain = name.removesuffix("*")
         if "*" in plain:
             # RFC 2231 §3: name*0, name*1* ... joined by Werkzeug and Django only.
             return body_finding(RequestKind.MULTIPART_PARAMETER_CONTINUATION, where)
-        if raw.startswith(b'"'):
-            raw = raw[1:-1]
+        if quoted is not None:
+            raw = quoted
         # A name twice, or plain and extended: each parser keeps another one.
         # Quoted pairs: RFC 9110 §5.6.4 undoes any, the parsers only \\ and \".
         twice = name in params or (plain + "*" if plain == name else plain) in params
-        if twice or b"\\" in raw:
+        if twice or _BACKSLASH in raw:
             return body_finding(RequestKind.MULTIPART_AMBIGUOUS_PARAMETER, where)
         params[name] = (where, raw)
         pos = match.end()
@@ -289,15 +353,18 @@ def _filename_refusal(
         at, plain = params["filename"]
         # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
         # it: check the reading with the quote, which Windows refuses in names.
-        refused = _unsafe_name(plain.replace(b"%22", b'"'), policy)
+        quoted = plain.replace(b"%22", b'"')
+        refused = _unsafe_name(quoted, policy)
         if refused is not None:
             return refused, at
         # Django reads HTML character references in a filename (&#47; is "/",
-        # &#x2215; a slash look-alike): its reading gets the same rules.
+        # &#x2215; a slash look-alike): its reading gets the same rules, unless it
+        # is the name just checked (no "&" and no "%22": most names).
         unescaped = html.unescape(plain.decode()).encode()
-        refused = _unsafe_name(unescaped, policy)
-        if refused is not None:
-            return refused, at
+        if unescaped != quoted:
+            refused = _unsafe_name(unescaped, policy)
+            if refused is not None:
+                return refused, at
     if "filename*" not in params:
         return None
     at, extended = params["filename*"]
