@@ -19,6 +19,21 @@ __all__ = ["BASELINE", "BODY_SHAPES", "HEAD_SHAPES", "Shape", "request"]
 _PART: Final = b'--B\r\nContent-Disposition: form-data; name="a"\r\n\r\nx\r\n'
 
 
+def _distinct_parts(size: int) -> bytes:
+    """Tiny parts as above, each of another name (``a0``, ``a1`` ...), as an attacker
+    would send them to miss any cache of a header block's verdict; about ``size``
+    bytes, closed."""
+    parts: list[bytes] = []
+    total, index = len(b"--B--\r\n"), 0
+    while True:
+        part = _PART.replace(b'"a"', b'"a%d"' % index)
+        if total + len(part) > size and parts:
+            return b"".join(parts) + b"--B--\r\n"
+        parts.append(part)
+        total += len(part)
+        index += 1
+
+
 def _repeat(unit: bytes, size: int, prefix: bytes = b"", suffix: bytes = b"") -> bytes:
     """``prefix + unit * k + suffix`` with k as large as keeps it within ``size``."""
     room = max(0, size - len(prefix) - len(suffix))
@@ -98,6 +113,12 @@ BODY_SHAPES: Final = (
         where="body",
         content_type=b"multipart/form-data; boundary=B",
         build=lambda n: _repeat(_PART, n, suffix=b"--B--\r\n"),
+    ),
+    Shape(
+        name="multipart distinct names",
+        where="body",
+        content_type=b"multipart/form-data; boundary=B",
+        build=_distinct_parts,
     ),
 )
 

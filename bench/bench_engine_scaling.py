@@ -8,6 +8,10 @@ growth per doubling shows from small sizes up to far past any server limit. Best
 ``--repeats`` per cell; growth is a cell's time over the previous size's (linear: 2).
 
     python -m bench.bench_engine_scaling [--repeats 5] [--head-max 1M] [--body-max 8M]
+        [--max-parts 1000]
+
+``--max-parts`` sets the guard's ``max_multipart_parts``: at the default, the
+multipart shapes are refused at their 1001st part; raised, they time the parser.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 from bench._shapes import BASELINE, BODY_SHAPES, HEAD_SHAPES, Shape
 from utf8guard.middleware import GuardConfig
+from utf8guard.middleware._config import MAX_MULTIPART_PARTS
 from utf8guard.middleware._engine import BodyCheck, check_head
 from utf8guard.middleware._request import RequestHead
 
@@ -107,8 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--head-max", type=_parse_size, default=1024 * 1024)
     parser.add_argument("--body-max", type=_parse_size, default=8 * 1024 * 1024)
+    parser.add_argument(
+        "--max-parts",
+        type=int,
+        default=MAX_MULTIPART_PARTS,
+        help="the guard's max_multipart_parts (raise it to time the parser itself)",
+    )
     args = parser.parse_args(argv)
-    config = GuardConfig()
+    config = GuardConfig(max_multipart_parts=args.max_parts)
     rows: list[tuple[str, int, float]] = []
     for shape in HEAD_SHAPES:
         for size in sizes(16 * 1024, args.head_max):
