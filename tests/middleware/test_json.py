@@ -243,6 +243,25 @@ def test_findings_come_in_body_order_at_every_split() -> None:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
+        # RFC 8259 §8.1 / json.detect_encoding: 00 00 xx xx is UTF-32-BE, whose
+        # finding is at the body's start; the byte check finds C0 before the
+        # fourth byte arrives.
+        (b"\x00\x00\xc0\xaf", [("non_utf8_json", 0), ("overlong", 2)]),
+        (b"\x00\xff", [("non_utf8_json", 0), ("invalid_byte", 1)]),
+        (b"\xff", [("invalid_byte", 0)]),
+    ],
+    ids=["utf-32-be-overlong", "short-utf-16-be-invalid", "one-bad-byte"],
+)
+def test_encoding_finding_comes_first_at_every_split(
+    body: bytes, expected: list[tuple[str, int]]
+) -> None:
+    for chunks in splits(body):
+        assert run(JsonInspector(STRICT), chunks) == expected, chunks
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
         # An escape cut off by a byte that can never be hex: malformed at once.
         (b'{"a": "\\ud8\xfe"}', [("malformed_json_escape", 7), ("invalid_byte", 11)]),
         # A high surrogate whose next byte can never start "\\udc..": lone at once.

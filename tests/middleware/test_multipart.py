@@ -506,15 +506,21 @@ CHARSET_CASES = [
         multipart(field(b"_charset_", b"utf-8" + b" " * 20)),
         [("_charset_", "unsupported_charset", 59)],
     ),
+    # Not UTF-8, and no charset name (HTML §4.10.21.8 names are ASCII): both.
     (
         "charset-field-invalid",
         multipart(field(b"_charset_", b"utf-8\xff")),
-        [("_charset_", "invalid_byte", 64)],
+        [("_charset_", "unsupported_charset", 59), ("_charset_", "invalid_byte", 64)],
     ),
     (
         "charset-field-truncated",
         multipart(field(b"_charset_", b"utf-8\xe2\x82")),
-        [("_charset_", "truncated", 64)],
+        [("_charset_", "unsupported_charset", 59), ("_charset_", "truncated", 64)],
+    ),
+    (
+        "charset-field-long-invalid",
+        multipart(field(b"_charset_", b"x" * 20 + b"\xff")),
+        [("_charset_", "unsupported_charset", 59), ("_charset_", "invalid_byte", 79)],
     ),
 ]
 

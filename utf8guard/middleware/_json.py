@@ -69,8 +69,9 @@ class JsonInspector:
     (a pair) passes, and ``"\\\\ud800"`` is an escaped backslash followed by text,
     which passes. Escaped code points are held to the policy (``"\\uffff"`` is a
     noncharacter). A body that ``json.loads`` would decode as UTF-16 or UTF-32 is
-    refused (RFC 8259 §8.1). An escape split across chunks waits for its end: at
-    most 11 bytes are held. ``malformed=False`` leaves escapes that no JSON parser
+    refused (RFC 8259 §8.1), and until the first 4 bytes decide that, findings in
+    them wait, so the encoding's finding comes first however the body is cut. An
+    escape split across chunks waits for its end: at most 11 bytes are held. ``malformed=False`` leaves escapes that no JSON parser
     accepts (``"\\u12G4"``) to the parser: for bodies only sniffed as JSON, where
     ``C:\\users`` may be plain text. At most ``MAX_BODY_FINDINGS`` are reported.
 
@@ -95,6 +96,8 @@ class JsonInspector:
         self._plain = _plain_run(policy)
         self._utf8 = Utf8Check(policy, base, name, fix=fixable)
         self._head: bytes | None = b""  # first bytes, until the encoding is known
+        # Findings in those bytes, held until the encoding's verdict goes first.
+        self._held: list[Finding] = []
         self._carry = b""
         self._offset = base  # stream offset of _carry[0]
         self._found = 0
@@ -117,7 +120,14 @@ class JsonInspector:
     def _kept(self, findings: list[Finding]) -> list[Finding]:
         # In body order: the byte check and the escape scan each find theirs in
         # order, and a chunk's are merged, so the findings (and the first one, which
-        # the refusal names) are the same however the body arrives in chunks.
+        # the refusal names) are the same however the body arrives in chunks. Until
+        # the first bytes decide the encoding, whose finding is at the body's start,
+        # what the others find is held.
+        if self._head is not None:
+            self._held += findings
+            return []
+        findings = self._held + findings
+        self._held = []
         findings.sort(key=_offset)
         kept = findings[: max(MAX_BODY_FINDINGS - self._found, 0)]
         self._found += len(kept)

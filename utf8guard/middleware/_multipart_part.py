@@ -267,12 +267,17 @@ class _CharsetField:
         return findings if self._decided else self._decide(findings)
 
     def _decide(self, findings: list[Finding]) -> list[Finding]:
-        """Its text findings, else the charset's: the first finding is enough."""
+        """The charset's finding, at the value's start, then its text findings.
+
+        The same however the value arrives: it is decided on all of it, on its first
+        MAX_CHARSET_BYTES + 1 bytes, or on its bytes up to a text finding, which is
+        a byte no charset name holds, so each of those names no charset the whole
+        value would not (and a value with a text finding never names one)."""
         self._decided = True
         charset = self._value.decode("latin-1").lower()
-        if not findings and charset not in UTF8_CHARSETS:
+        if charset not in UTF8_CHARSETS:
             kind = RequestKind.UNSUPPORTED_CHARSET
-            findings.append(Finding(Location.BODY, CHARSET_FIELD, kind, self._start))
+            findings.insert(0, Finding(Location.BODY, CHARSET_FIELD, kind, self._start))
         return findings
 
 
