@@ -33,9 +33,10 @@ MODES: Final = get_args(Mode)
 #: Default limit for a body the guard inspects (text, JSON, forms); binary media types
 #: are not inspected and not limited. A few MiB covers forms and JSON APIs.
 MAX_BODY_BYTES: Final = 4 * 1024 * 1024
-#: Default limit on the parts of a multipart body: Werkzeug's ``max_form_parts``, and
-#: Starlette's and Django's limit on form fields, so a form the application's own
-#: parser takes by default is never refused for its number of parts.
+#: Default limit on the parts of a multipart body: Werkzeug's ``max_form_parts`` (all
+#: parts), and Starlette's and Django's limit on form fields (they count files apart,
+#: up to 1000 more in Starlette and 100 in Django, so a form of 1000 fields and some
+#: files that those take is refused here).
 MAX_MULTIPART_PARTS: Final = 1000
 #: Bodies held for validation stay in memory up to this size, then spool to a
 #: temporary file (as ``tempfile.SpooledTemporaryFile`` does).
