@@ -71,9 +71,10 @@ class JsonInspector:
     noncharacter). A body that ``json.loads`` would decode as UTF-16 or UTF-32 is
     refused (RFC 8259 §8.1), and until the first 4 bytes decide that, findings in
     them wait, so the encoding's finding comes first however the body is cut. An
-    escape split across chunks waits for its end: at most 11 bytes are held. ``malformed=False`` leaves escapes that no JSON parser
-    accepts (``"\\u12G4"``) to the parser: for bodies only sniffed as JSON, where
-    ``C:\\users`` may be plain text. At most ``MAX_BODY_FINDINGS`` are reported.
+    escape split across chunks waits for its end: at most 11 bytes are held.
+    ``malformed=False`` leaves escapes that no JSON parser accepts (``"\\u12G4"``) to
+    the parser: for bodies only sniffed as JSON, where ``C:\\users`` may be plain
+    text. At most ``MAX_BODY_FINDINGS`` are reported.
 
     Escapes the policy allows are skipped by one regular expression per policy, so
     only a refused or unfinished escape costs Python work: linear time, with about
