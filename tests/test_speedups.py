@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import doctest
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -771,3 +772,48 @@ def test_fuzz_corpus_replays(harness: str, path: Path) -> None:
 
 def test_corpora_are_not_empty() -> None:
     assert {name for name, _ in _corpus_files()} == set(CORPORA)
+
+
+#: A fresh interpreter that imports utf8guard, builds one violation in C, then
+#: imports the package again: as coverage.py does for a ``--cov=<subpackage>`` source
+#: (it imports to locate it, then restores sys.modules), or ``importlib.reload``. The
+#: extension module is not initialised again (single-phase init keeps its statics).
+_REIMPORT: Final = """
+import importlib, sys
+import utf8guard
+assert utf8guard.IMPLEMENTATION == "c"
+utf8guard.find_violation(b"\\xff")
+if sys.argv[1] == "reimport":
+    for name in [m for m in sys.modules if m.split(".")[0] == "utf8guard"]:
+        if name != "utf8guard._speedups":
+            del sys.modules[name]
+    import utf8guard
+else:
+    importlib.reload(utf8guard._violation)
+    importlib.reload(utf8guard)
+from utf8guard import _speedups, _violation
+found = _speedups.first_violation(b"a\\xed\\xa0\\x80", 0, 4, utf8guard.STRICT)
+assert type(found) is _violation.Violation, type(found)
+assert found.kind is _violation.Kind.SURROGATE, found.kind
+assert found == _violation.Violation(_violation.Kind.SURROGATE, 1, 2), found
+step = _speedups.stream_step(b"", b"\\xc0\\xaf", utf8guard.STRICT)
+assert type(step) is _violation.Violation and step.kind is _violation.Kind.OVERLONG
+"""
+
+
+@speedups_only
+@pytest.mark.parametrize("how", ["reimport", "reload"])
+def test_violations_are_of_the_classes_imported_now(how: str) -> None:
+    """Violations built in C are of the utf8guard._violation classes of the moment,
+    so they compare equal to, and their kinds are, the ones Python code holds."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env.pop(_accel.PURE_PYTHON_ENV, None)
+    done = subprocess.run(  # noqa: S603 - our own interpreter, fixed arguments
+        [sys.executable, "-c", _REIMPORT, how],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr

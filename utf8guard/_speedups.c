@@ -345,6 +345,9 @@ static int current_isa = 0;
 
 static PyObject *violation_type; /* utf8guard._violation.Violation */
 static PyObject *kinds[K_COUNT]; /* utf8guard._violation.Kind members, in order */
+static PyObject *violation_name; /* "utf8guard._violation" */
+static PyObject *violation_attr; /* "Violation" */
+static int load_kinds(void);
 static PyObject *cached_policy;  /* last policy seen, and its refusal mask */
 static unsigned cached_mask;
 static PyObject *strict_policy;  /* utf8guard._policy.STRICT, is_valid's default */
@@ -417,6 +420,29 @@ static int scan_range(const uint8_t *p, size_t start, size_t end, unsigned mask,
     return hit;
 }
 
+/* Violation(kinds[kind], start, end), of the classes utf8guard._violation holds now.
+ * Importing the package again makes new classes while this module keeps its statics
+ * (single-phase init is not run twice): coverage.py does it for a --cov=<subpackage>
+ * source, and importlib.reload or an autoreloader can. Violations of the old classes
+ * would compare unequal to the new ones and their kinds fail `is` tests. Checked
+ * only where a violation is built, never on a clean scan. */
+static PyObject *new_violation(int kind, size_t start, size_t end) {
+    /* Two dict lookups, borrowed: sys.modules, then the module's namespace. */
+    PyObject *module = PyDict_GetItemWithError(PyImport_GetModuleDict(), violation_name);
+    if (module == NULL && PyErr_Occurred())
+        return NULL;
+    if (module != NULL && PyModule_Check(module)) {
+        PyObject *current =
+            PyDict_GetItemWithError(PyModule_GetDict(module), violation_attr);
+        if (current == NULL && PyErr_Occurred())
+            return NULL;
+        if (current != NULL && current != violation_type && load_kinds() < 0)
+            return NULL;
+    }
+    return PyObject_CallFunction(violation_type, "Onn", kinds[kind], (Py_ssize_t)start,
+                                 (Py_ssize_t)end);
+}
+
 PyDoc_STRVAR(first_violation_doc,
              "first_violation(buf, start, end, policy, /)\n--\n\n"
              "The first Violation in buf[start:end] under policy, or None.");
@@ -452,8 +478,7 @@ static PyObject *first_violation(PyObject *module, PyObject *const *args,
     PyBuffer_Release(&view);
     if (!hit)
         Py_RETURN_NONE;
-    return PyObject_CallFunction(violation_type, "Onn", kinds[f.kind],
-                                 (Py_ssize_t)f.start, (Py_ssize_t)f.end);
+    return new_violation(f.kind, f.start, f.end);
 }
 
 /* Longest UTF-8 sequence (RFC 3629 §3): a stream holds at most one byte less. */
@@ -521,8 +546,7 @@ static PyObject *stream_step(PyObject *module, PyObject *const *args,
         result = PyBytes_FromStringAndSize((const char *)cut,
                                            (Py_ssize_t)(f.end - f.start));
     } else {
-        result = PyObject_CallFunction(violation_type, "Onn", kinds[f.kind],
-                                       (Py_ssize_t)f.start, (Py_ssize_t)f.end);
+        result = new_violation(f.kind, f.start, f.end);
     }
     PyBuffer_Release(&view);
     return result;
@@ -772,26 +796,44 @@ static int load_leads(void) {
     return rc;
 }
 
-/* Take Violation and the Kind members from utf8guard._violation. */
+/* Take Violation and the Kind members from utf8guard._violation (at import, and
+ * again when the module holds other classes: new_violation). All or nothing: on
+ * failure the ones held before stay. */
 static int load_kinds(void) {
     static const char *const names[K_COUNT] = {
         "OVERLONG",      "SURROGATE", "OUT_OF_RANGE", "INVALID_BYTE",
         "UNEXPECTED_CONTINUATION", "TRUNCATED", "NONCHARACTER", "NUL",
         "CONTROL",       "BIDI_CONTROL", "PRIVATE_USE", "BOM",
     };
-    PyObject *violation = PyImport_ImportModule("utf8guard._violation");
+    if (violation_name == NULL &&
+        (violation_name = PyUnicode_InternFromString("utf8guard._violation")) == NULL)
+        return -1;
+    if (violation_attr == NULL &&
+        (violation_attr = PyUnicode_InternFromString("Violation")) == NULL)
+        return -1;
+    PyObject *violation = PyImport_Import(violation_name);
     if (violation == NULL)
         return -1;
-    violation_type = PyObject_GetAttrString(violation, "Violation");
+    PyObject *type = PyObject_GetAttrString(violation, "Violation");
     PyObject *kind = PyObject_GetAttrString(violation, "Kind");
     Py_DECREF(violation);
-    int rc = violation_type != NULL && kind != NULL ? 0 : -1;
+    PyObject *members[K_COUNT] = {NULL};
+    int rc = type != NULL && kind != NULL ? 0 : -1;
     for (int i = 0; rc == 0 && i < K_COUNT; i++) {
-        kinds[i] = PyObject_GetAttrString(kind, names[i]);
-        rc = kinds[i] != NULL ? 0 : -1;
+        members[i] = PyObject_GetAttrString(kind, names[i]);
+        rc = members[i] != NULL ? 0 : -1;
     }
     Py_XDECREF(kind);
-    return rc;
+    if (rc < 0) {
+        Py_XDECREF(type);
+        for (int i = 0; i < K_COUNT; i++)
+            Py_XDECREF(members[i]);
+        return -1;
+    }
+    Py_XSETREF(violation_type, type);
+    for (int i = 0; i < K_COUNT; i++)
+        Py_XSETREF(kinds[i], members[i]);
+    return 0;
 }
 
 /* Fail unless Policy's init fields are exactly FLAGS, in order: a flag C did not know
