@@ -18,11 +18,14 @@ wrk reconnects per request.
 All four servers run at once and take turns: in each round every (server, request)
 cell runs bare then guarded, or guarded then bare in odd rounds, so load from
 elsewhere on a shared machine hits both alike. Per cell: median req/s of each
-variant, the median of the per-round ratios guarded/bare, their IQR and range (the
-noise), and the verdict against 95%. Next to it, the same ratio by the server's CPU
-time (requests per CPU second of its process group, from /proc), which other jobs
-on a shared machine disturb far less than req/s: a server that has to share its
-core serves fewer requests per second, not fewer per CPU second. A response above
+variant, the median of the per-round ratios guarded/bare with a 95% confidence
+interval for it (distribution-free: the sign test's order statistics), their IQR and
+range (the noise), and the verdict against 95% (on the median, as the issue asks;
+an interval that straddles 95% says one run cannot tell). Next to it, the same ratio
+by the server's CPU time (requests per CPU second of its process group, from
+/proc), which other jobs on a shared machine disturb far less than req/s: a server
+that has to share its core serves fewer requests per second, not fewer per CPU
+second. A response above
 399 (wrk's status errors) spoils the verdict: a guard that refuses must not count as
 fast. Run:
 ``python -m bench.bench_server [--rounds 20 --seconds 2 --connections 8]``.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import platform
 import shutil
@@ -65,6 +69,8 @@ VARIANTS: Final = ("bare", "guarded")
 REQUESTS: Final = ("GET", "POST")
 #: Issue 13: guarded req/s at least this share of bare req/s.
 TARGET_RATIO: Final = 0.95
+#: The confidence of the interval shown for each median ratio.
+CONFIDENCE: Final = 0.95
 WARM_UP_SECONDS: Final = 1
 PROBE_TIMEOUT_SECONDS: Final = 10.0
 
@@ -221,19 +227,53 @@ def summarize(pairs: Sequence[tuple[Sample, Sample]]) -> Summary:
     )
 
 
+def median_interval(
+    values: Sequence[float], confidence: float = CONFIDENCE
+) -> tuple[float, float, float]:
+    """A distribution-free confidence interval for the median of ``values``.
+
+    The sign test's interval: sorted, values ``x(k)`` and ``x(n+1-k)`` (1-based)
+    cover the median unless at least ``n+1-k`` of the ``n`` values fall on one side
+    of it, each side with chance 1/2, so with probability ``1 - 2 P(B <= k-1)`` for
+    ``B`` ~ Binomial(n, 1/2); the narrowest such interval that reaches
+    ``confidence`` is chosen (n = 20: the 6th and 15th values, 95.9%). Returns
+    ``(low, high, coverage)``; with too few values for ``confidence``, the whole
+    range and what it covers.
+    """
+    ordered = sorted(values)
+    n = len(ordered)
+
+    def coverage(k: int) -> float:
+        below = sum(math.comb(n, i) for i in range(k))  # B <= k-1
+        return 1.0 - 2.0 * below / float(2**n)
+
+    k = 1
+    while 2 * (k + 1) <= n + 1 and coverage(k + 1) >= confidence:
+        k += 1
+    return ordered[k - 1], ordered[n - k], coverage(k)
+
+
+def _interval(ratios: Sequence[float]) -> str:
+    low, high, covered = median_interval(ratios)
+    short = f" ({covered:.1%})" if covered < CONFIDENCE else ""
+    return f"{low:.1%}-{high:.1%}{short}"
+
+
 def table(results: Results) -> list[str]:
-    """The Markdown summary: median req/s, the median ratio with its IQR and range,
-    the same for the ratio by server CPU, socket errors and the verdict."""
+    """The Markdown summary: median req/s, the median ratio with its confidence
+    interval, IQR and range, the same for the ratio by server CPU (median and IQR),
+    socket errors and the verdict."""
     lines = [
-        "| server | request | bare req/s | guarded req/s | ratio | IQR | range "
-        "| by CPU | IQR | errors | verdict |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| server | request | bare req/s | guarded req/s | ratio | 95% CI | IQR "
+        "| range | by CPU | IQR | errors | verdict |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| --- |",
     ]
     for (server, method), pairs in results.items():
         cell = summarize(pairs)
         lines.append(
             f"| {server} | {method} | {cell.bare_rate:.0f} | {cell.guarded_rate:.0f} "
-            f"| **{cell.ratio:.1%}** | {_iqr(cell.ratios)} "
+            f"| **{cell.ratio:.1%}** | {_interval(cell.ratios)} | {_iqr(cell.ratios)} "
             f"| {min(cell.ratios):.1%}-{max(cell.ratios):.1%} "
             f"| {statistics.median(cell.cpu_ratios):.1%} | {_iqr(cell.cpu_ratios)} "
             f"| {cell.socket_errors} | {cell.verdict()} |"

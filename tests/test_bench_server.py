@@ -66,15 +66,44 @@ def test_table_reports_median_ratio_spread_and_verdict() -> None:
     )
     lines = bench_server.table(results)
     assert lines[0].startswith("| server | request | bare req/s | guarded req/s |")
-    # Median 0.97, quartiles 0.96 and 0.99 (inclusive method), range 0.90-1.10; the
-    # same CPU time each, so the same ratios by CPU.
+    # Median 0.97; five rounds give no 95% interval, so the range, which covers the
+    # median with 1 - 2/2**5 = 93.75%; quartiles 0.96 and 0.99 (inclusive method),
+    # range 0.90-1.10; the same CPU time each, so the same ratios by CPU.
     assert lines[2] == (
-        "| uvicorn | GET | 1000 | 970 | **97.0%** | 96.0%-99.0% | 90.0%-110.0% "
-        "| 97.0% | 96.0%-99.0% | 0 | ok |"
+        "| uvicorn | GET | 1000 | 970 | **97.0%** | 90.0%-110.0% (93.8%) "
+        "| 96.0%-99.0% | 90.0%-110.0% | 97.0% | 96.0%-99.0% | 0 | ok |"
     )
     assert lines[3].endswith(
-        "| **94.0%** | 90.0%-95.0% | 80.0%-100.0% | 94.0% | 90.0%-95.0% | 0 | MISS |"
+        "| **94.0%** | 80.0%-100.0% (93.8%) | 90.0%-95.0% | 80.0%-100.0% | 94.0% "
+        "| 90.0%-95.0% | 0 | MISS |"
     )
+
+
+@pytest.mark.parametrize(
+    ("n", "ranks", "coverage"),
+    [
+        # Published sign-test intervals for the median (1-based ranks of the sorted
+        # values, exact coverage 1 - 2 P(Binomial(n, 1/2) <= rank - 1)).
+        (9, (2, 8), 1 - 2 * 10 / 512),
+        (20, (6, 15), 1 - 2 * 21700 / 2**20),
+        (60, (22, 39), None),
+    ],
+)
+def test_median_interval_is_the_sign_test_interval(
+    n: int, ranks: tuple[int, int], coverage: float | None
+) -> None:
+    values = [float(v) for v in range(n, 0, -1)]  # reversed: it must sort
+    low, high, covered = bench_server.median_interval(values)
+    assert (low, high) == ranks
+    assert covered >= bench_server.CONFIDENCE
+    if coverage is not None:
+        assert covered == pytest.approx(coverage)
+
+
+def test_median_interval_falls_back_to_the_range() -> None:
+    low, high, covered = bench_server.median_interval([3.0, 1.0, 2.0, 5.0, 4.0])
+    assert (low, high) == (1.0, 5.0)
+    assert covered == pytest.approx(1 - 2 / 32)
 
 
 def test_ratio_by_cpu_counts_requests_per_server_cpu_second() -> None:
@@ -83,7 +112,8 @@ def test_ratio_by_cpu_counts_requests_per_server_cpu_second() -> None:
     results = _results({("gunicorn", "GET"): [1.0, 1.0]}, guarded_cpu_seconds=1.25)
     row = bench_server.table(results)[2]
     assert row.endswith(
-        "| **100.0%** | 100.0%-100.0% | 100.0%-100.0% | 80.0% | 80.0%-80.0% | 0 | ok |"
+        "| **100.0%** | 100.0%-100.0% (50.0%) | 100.0%-100.0% | 100.0%-100.0% | 80.0% "
+        "| 80.0%-80.0% | 0 | ok |"
     )
 
 
