@@ -384,5 +384,139 @@ MULTIPART_ATTACKS: Final = (
     either("F7-multipart-tiny-parts-2mib", _mp(*(part(b'name="a"', b"x") for _ in range(TINY_PARTS)))),
 )  # fmt: skip
 
+
+def _form(
+    body: bytes, content_type: bytes = b"application/x-www-form-urlencoded"
+) -> bytes:
+    return post(b"/f", _ctype(content_type), body)
+
+
+def _mpt(content_type: bytes, body: bytes) -> bytes:
+    return post(b"/upload", _ctype(content_type), body)
+
+
+def _cookies(*values: bytes) -> bytes:
+    return get(b"/c", tuple((b"Cookie", value) for value in values))
+
+
+_OVERLONG = b"\xc0\xaf"  # Table 3-7: C0 is never a lead byte ("/" in two bytes)
+_BIN = b"Content-Type: application/octet-stream"
+
+# Probes of parser differentials (urlencoded, multipart, request target, cookies):
+# each names what python-multipart (Starlette), Werkzeug (Flask) and Django do with it.
+PROBE_FORM: Final = (
+    # python-multipart's QuerystringParser also splits at ";" (HTML 4 §B.2.2);
+    # Werkzeug and Django (CVE-2021-23336, parse_qsl separator="&") do not.
+    refuse("probe-form-semicolon-overlong", _form(b"a=1;b=%C0%AF"), "À¯"),
+    control("probe-form-semicolon-clean", _form(b"a=x;b=%C3%A9")),
+    # HTML form-urlencoded parser: "+" is a space, inside a sequence too.
+    control("probe-form-plus", _form(b"a=x+%C3%A9+y"), form=[["a", "x é y"]]),
+    refuse("probe-form-plus-splits-sequence", _form(b"a=%C3+%A9")),
+    # RFC 3986 §2.1 pct-encoded = "%" HEXDIG HEXDIG; unquote keeps a bad "%" as is.
+    refuse("probe-form-trailing-percent", _form(b"a=x%")),
+    refuse("probe-form-truncated-escape", _form(b"a=%2")),
+    refuse("probe-form-double-percent", _form(b"a=%%41")),
+    refuse("probe-form-iis-u-escape", _form(b"a=%u00C0")),
+    # A second decode's work is the app's: the form holds the valid text "%C0%AF"
+    # (the query refuses it, probe-target-double-encoded-overlong-query; forms do not).
+    either("probe-form-double-encoded-overlong", _form(b"a=%25C0%25AF")),
+    # A field without "=": Werkzeug and Django keep it with "" (keep_blank_values).
+    refuse("probe-form-key-without-equals", _form(b"%C0%AF&a=1"), "À¯"),
+    control("probe-form-key-without-equals-clean", _form(b"flag&a=%C3%A9")),
+    refuse("probe-form-empty-key-overlong", _form(b"=%C0%AF&a=1"), "À¯"),
+    control("probe-form-empty-key-clean", _form(b"=x&a=%C3%A9")),
+    # Django's QueryDict decodes the body with request.encoding (the charset).
+    refuse("probe-form-charset-latin1", _form(b"a=%C3%A9", b"application/x-www-form-urlencoded; charset=latin-1"), "Ã©"),
+    refuse("probe-form-charset-iso-quoted", _form(b"a=%C3%A9", b'application/x-www-form-urlencoded; charset="ISO-8859-1"'), "Ã©"),
+    refuse("probe-form-charset-utf16", _form("a=é&b=<".encode("utf-16-le"), b"application/x-www-form-urlencoded; charset=utf-16")),
+    refuse("probe-form-charset-utf7-quoted-pair", _form(b"a=%2BADw-script%2BAD4-", b'application/x-www-form-urlencoded; charset="utf\\-7"'), "<script>"),
+    control("probe-form-charset-utf8-quoted-upper", _form(b"a=%C3%A9", b'application/x-www-form-urlencoded; charset="UTF-8"'), form=[["a", "é"]]),
+    # Python's codec registry: utf_8, u8 and cp65001 are UTF-8; fail closed is allowed.
+    either("probe-form-charset-cp65001", _form(b"a=%C3%A9", b"application/x-www-form-urlencoded; charset=cp65001"), form=[["a", "é"]]),
+    # RFC 9110 §8.3.1: type and subtype are case-insensitive; every parser folds them.
+    refuse("probe-form-media-type-upper", _form(b"a=%C0%AF", b"Application/X-WWW-Form-Urlencoded"), "À¯"),
+    refuse("probe-form-charset-field-latin1", _form(b"_charset_=iso-8859-1&a=%E9"), "\xe9"),
+)  # fmt: skip
+
+PROBE_MULTIPART: Final = (
+    # RFC 2046 §5.1.1 allows a quoted boundary (RFC 9110 §5.6.4 quoted-string).
+    control("probe-mp-boundary-quoted", _mpt(b'multipart/form-data; boundary="XyZ"', multipart(_OK_PART)), form=[["ok", "fine"]]),
+    # RFC 9110 §5.6.4 quoted-pair: "Xy\Z" is XyZ; email.utils.unquote (python-multipart),
+    # Werkzeug's and Django's unquote keep "\Z": each looks for another delimiter.
+    refuse("probe-mp-boundary-quoted-pair-inverse", _mpt(b'multipart/form-data; boundary="Xy\\Z"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n")),
+    # RFC 2046 §5.1.1: a boundary does not end in a space; quoted, one may.
+    either("probe-mp-boundary-trailing-space-quoted", _mpt(b'multipart/form-data; boundary="XyZ "', multipart(_OK_PART, boundary=b"XyZ ")), form=[["ok", "fine"]]),
+    either("probe-mp-boundary-trailing-space-unquoted", _mpt(b"multipart/form-data; boundary=XyZ \t", multipart(_OK_PART)), form=[["ok", "fine"]]),
+    # RFC 2046 §5.1.1 transport-padding (LWSP after the delimiter); refused by the guard.
+    refuse("probe-mp-transport-padding", _mp(_OK_PART).replace(b"--XyZ--", b"--XyZ \t\r\n" + _EVIL + b"\r\n--XyZ--")),
+    refuse("probe-mp-lf-header-block", post(b"/upload", MULTIPART, b'--XyZ\r\nContent-Disposition: form-data; name="c"\n\n' + _FFFE + b"\r\n--XyZ--\r\n")),
+    refuse("probe-mp-preamble-invalid", post(b"/upload", MULTIPART, _OVERLONG + b"\r\n" + multipart(_OK_PART)), "À¯"),
+    refuse("probe-mp-epilogue-invalid", post(b"/upload", MULTIPART, multipart(_OK_PART) + _OVERLONG), "À¯"),
+    # RFC 7578 §4.8, RFC 9110 §5.1: field names are case-insensitive.
+    control("probe-mp-header-lower-case", post(b"/upload", MULTIPART, b'--XyZ\r\ncontent-disposition: form-data; name="c"\r\n\r\n\xc3\xa9\r\n--XyZ--\r\n'), form=[["c", "é"]]),
+    refuse("probe-mp-duplicate-header-other-case", _mp(part(_FILE + b'"ok.txt"', b"x", b'content-disposition: form-data; name="f"; filename="inv\xe2\x80\xaetxt.exe"'))),
+    # RFC 9112 §5.1: no whitespace between a field name and ":"; Werkzeug strips it.
+    refuse("probe-mp-header-space-before-colon", post(b"/upload", MULTIPART, b'--XyZ\r\nContent-Disposition : form-data; name="f"; filename="inv\xe2\x80\xaetxt.exe"\r\n\r\nx\r\n--XyZ--\r\n')),
+    either("probe-mp-disposition-upper", post(b"/upload", MULTIPART, b'--XyZ\r\nContent-Disposition: FORM-DATA; NAME="c"\r\n\r\n\xc3\xa9\r\n--XyZ--\r\n'), form=[["c", "é"]]),
+    # RFC 8187 §3.2: ext-value; Werkzeug and Django decode it, python-multipart ignores it.
+    refuse("probe-mp-filename-star-bidi", _mp(part(b"name=\"f\"; filename*=UTF-8''inv%E2%80%AEtxt.exe", b"x"))),
+    refuse("probe-mp-filename-star-surrogate", _mp(part(b"name=\"f\"; filename*=utf-8''a%ED%A0%80.txt", b"x"))),
+    refuse("probe-mp-filename-star-truncated-escape", _mp(part(b"name=\"f\"; filename*=utf-8''a%E2%80.txt", b"x"))),
+    refuse("probe-mp-filename-star-bad-escape", _mp(part(b"name=\"f\"; filename*=utf-8''a%2", b"x"))),
+    refuse("probe-mp-filename-star-traversal", _mp(part(b"name=\"f\"; filename*=utf-8'en'%2e%2e%2fpasswd", b"x"))),
+    # One decode leaves "%2e%2e%2fpasswd": a valid name to utf8guard.paths too.
+    either("probe-mp-filename-star-double-encoded", _mp(part(b"name=\"f\"; filename*=utf-8''%252e%252e%252fpasswd", b"x"))),
+    either("probe-mp-filename-star-empty-charset", _mp(part(b"name=\"f\"; filename*=''caf%C3%A9.txt", b"x")), "Ã©"),
+    refuse("probe-mp-filename-star-no-quotes", _mp(part(b"name=\"f\"; filename*=a%C0%AF.txt", b"x")), "À¯"),
+    refuse("probe-mp-name-star-overlong", _mp(part(b"name*=utf-8''a%C0%AF", b"x")), "À¯"),
+    refuse("probe-mp-name-star-ff", _mp(part(b"name*=utf-8''a%FF", b"x"))),
+    # Starlette decodes a field with its part's charset; the guard allows only UTF-8.
+    refuse("probe-mp-part-charset-latin1", _mp(part(b'name="c"', b"caf\xc3\xa9", b"Content-Type: text/plain; charset=iso-8859-1")), "Ã©"),
+    refuse("probe-mp-part-charset-utf16", _mp(part(b'name="c"', "<é>".encode("utf-16-le"), b"Content-Type: text/plain; charset=utf-16-le"))),
+    refuse("probe-mp-part-charset-quoted-pair", _mp(part(b'name="c"', SCRIPT, b'Content-Type: text/plain; charset="utf\\-7"')), "<script>"),
+)  # fmt: skip
+
+PROBE_TARGET: Final = (
+    # RFC 9112 §3.2.2: absolute-form; the server takes the path from the URI.
+    refuse("probe-target-absolute-overlong", get(b"http://t/a%C0%AFb"), "À¯"),
+    refuse("probe-target-absolute-dotdot", get(b"http://t/static/%2e%2e/secret")),
+    # The authority is no part of the path: httptools, Gunicorn and Werkzeug drop it.
+    either("probe-target-absolute-userinfo-overlong", get(b"http://%C0%AF@t/a"), "À¯"),
+    # RFC 9112 §3.2: no fragment in a request-target; servers cut it or keep it.
+    # h11 and wsgiref keep "#..." in the path (the guard refuses it there);
+    # httptools, Gunicorn and Werkzeug drop it from the path and query.
+    either("probe-target-fragment-overlong", get(b"/a#%C0%AF"), "À¯"),
+    either("probe-target-query-fragment-overlong", get(b"/q?x=1#%C0%AF"), "À¯"),
+    # RFC 3986 §3.3: ";" path parameters are data to Starlette, Werkzeug and Django.
+    refuse("probe-target-path-param-overlong", get(b"/a;x=%C0%AF/b"), "À¯"),
+    control("probe-target-path-param-clean", get(b"/ctl/a;v=caf%C3%A9"), path="/ctl/a;v=café"),
+    refuse("probe-target-encoded-semicolon-dotdot", get(b"/static/%2e%2e%3Bx/secret")),
+    refuse("probe-target-encoded-question-overlong", get(b"/a%3F%C0%AF"), "À¯"),
+    # CVE-2001-0333: double encoding of an overlong "/" and of "\".
+    refuse("probe-target-double-encoded-overlong", get(b"/a%25C0%25AFb"), path="%C0%AF"),
+    refuse("probe-target-double-encoded-overlong-query", get(b"/q?x=%25C0%25AF"), query="%C0%AF"),
+    refuse("probe-target-double-encoded-backslash", get(b"/a%255cb"), path="%5c"),
+    refuse("probe-target-encoded-slash-lower", get(b"/a%2fb"), blind_on=("runserver-django",)),
+)  # fmt: skip
+
+PROBE_COOKIES: Final = (
+    # RFC 6265 §5.4: one Cookie field; servers join repeats (ASGI keeps both).
+    refuse("probe-cookie-two-headers-overlong", _cookies(b"a=1", b"b=" + _OVERLONG), "À¯"),
+    refuse("probe-cookie-two-headers-octal", _cookies(b"a=1", b'b="\\357\\277\\276"')),
+    # http.cookies._unquote and Werkzeug's _cookie_unslash: \" is a quote.
+    control("probe-cookie-quoted-escaped-quote", _cookies(b'a="x\\"y"; b=caf\xc3\xa9'), cookies=[["a", 'x"y'], ["b", "café"]]),
+    # An octal escape above \177: 'Ã©' to http.cookies, 'é' to Werkzeug.
+    refuse("probe-cookie-octal-utf8", _cookies(b'a="\\303\\251"'), "Ã©"),
+    refuse("probe-cookie-octal-in-unquoted", _cookies(b"a=\\303\\251"), "Ã©"),
+    # Starlette and Werkzeug give the name as Latin-1 ("cafÃ©"), Django as "café".
+    control("probe-cookie-name-utf8", _cookies(b"caf\xc3\xa9=1")),
+    refuse("probe-cookie-name-overlong", _cookies(b"a\xc0\xaf=1"), "À¯"),
+    refuse("probe-cookie-name-surrogate", _cookies(b"a\xed\xa0\x80=1")),
+    refuse("probe-cookie-quoted-semicolon-overlong", _cookies(b'a="x;b=\xc0\xaf"'), "À¯"),
+    refuse("probe-cookie-comma-separated-octal", _cookies(b'a=1, b="\\300\\257"'), "À¯"),
+)  # fmt: skip
+
+PROBES: Final = PROBE_FORM + PROBE_MULTIPART + PROBE_TARGET + PROBE_COOKIES
+
 #: Every row; ids are unique (test_oracle checks).
-ROWS: Final = CONTROLS + HEAD_ATTACKS + BODY_ATTACKS + MULTIPART_ATTACKS
+ROWS: Final = CONTROLS + HEAD_ATTACKS + BODY_ATTACKS + MULTIPART_ATTACKS + PROBES
