@@ -443,6 +443,7 @@ PROBE_MULTIPART: Final = (
     control("probe-mp-boundary-quoted", _mpt(b'multipart/form-data; boundary="XyZ"', multipart(_OK_PART)), form=[["ok", "fine"]]),
     # RFC 9110 §5.6.4 quoted-pair: "Xy\Z" is XyZ; email.utils.unquote (python-multipart),
     # Werkzeug's and Django's unquote keep "\Z": each looks for another delimiter.
+    refuse("probe-mp-boundary-quoted-pair", _mpt(b'multipart/form-data; boundary="Xy\\Z"', multipart(part(_FILE + b'"a.bin"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n", _BIN)))),
     refuse("probe-mp-boundary-quoted-pair-inverse", _mpt(b'multipart/form-data; boundary="Xy\\Z"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n")),
     # RFC 2046 §5.1.1: a boundary does not end in a space; quoted, one may.
     either("probe-mp-boundary-trailing-space-quoted", _mpt(b'multipart/form-data; boundary="XyZ "', multipart(_OK_PART, boundary=b"XyZ ")), form=[["ok", "fine"]]),
