@@ -50,6 +50,19 @@ REFUSED = [
         b"multipart/form-data; boundary=a; boundary=b",
         "unsupported_charset",
     ),
+    # RFC 9110 §5.6.4 undoes any quoted-pair; email.utils.unquote (python-multipart)
+    # and Django only \\ and \": a quoted-pair of any other byte is read two ways.
+    (
+        "boundary-quoted-pair",
+        b'multipart/form-data; boundary="Xy\\Z"',
+        "unsupported_charset",
+    ),
+    (
+        "boundary-quoted-pair-x",
+        b'multipart/form-data; boundary="a\\\\\\Z"',
+        "unsupported_charset",
+    ),
+    ("charset-quoted-pair", b'text/plain; charset="utf\\-8"', "unsupported_charset"),
     ("charset-utf7", b"text/plain; charset=utf-7", "unsupported_charset"),
     ("ndjson-utf16", b"application/x-ndjson; charset=utf-16", "unsupported_charset"),
 ]
@@ -70,6 +83,28 @@ def test_python_reads_the_rfc2231_charset_the_guard_refuses() -> None:
     message["Content-Type"] = "text/plain; charset*=utf-8''utf-7"
     assert message.get_content_charset() == "utf-7"
     assert extended_parameter({"charset*": "utf-8''utf-7"}) is not None
+
+
+def test_stdlib_keeps_the_backslash_rfc_9110_drops() -> None:
+    # python-multipart parses Content-Type with email.message; RFC 9110 §5.6.4 reads
+    # "Xy\\Z" as XyZ (Werkzeug does): two boundaries, so the guard reads neither.
+    message = Message()
+    message["Content-Type"] = 'multipart/form-data; boundary="Xy\\Z"'
+    assert message.get_param("boundary") == "Xy\\Z"
+    assert parse_media_type(b'multipart/form-data; boundary="Xy\\Z"') is None
+
+
+@pytest.mark.parametrize(
+    ("quoted", "value"),
+    [(b'"a b;c"', "a b;c"), (b'"a\\\\b"', "a\\b"), (b'"a\\"b\\\\"', 'a"b\\')],
+)
+def test_quoted_pairs_every_parser_reads_alike(quoted: bytes, value: str) -> None:
+    # \\ and \" are undone by RFC 9110 §5.6.4 and by email.utils.unquote alike.
+    header = b"multipart/form-data; boundary=" + quoted
+    message = Message()
+    message["Content-Type"] = header.decode()
+    assert message.get_param("boundary") == value
+    assert parse_media_type(header) == ("multipart/form-data", {"boundary": value})
 
 
 def test_repeated_parameter_is_malformed() -> None:

@@ -89,6 +89,15 @@ MULTIPART_CASES = [
         [("f", "unsupported_charset", 7)],
     ),
     (
+        # RFC 9110 §5.6.4 reads "utf-8"; python-multipart (Starlette decodes the
+        # field with it) and Django keep the backslash
+        "part-charset-quoted-pair",
+        multipart(
+            field(b"f", b"x", b'\r\nContent-Type: text/plain; charset="utf\\-8"')
+        ),
+        [("f", "malformed_multipart", 7)],
+    ),
+    (
         "part-base64",
         multipart(field(b"f", b"wK8=", b"\r\nContent-Transfer-Encoding: base64")),
         [("f", "unsupported_content_encoding", 7)],
