@@ -488,7 +488,6 @@ PROBE_TARGET: Final = (
     # httptools, Gunicorn and Werkzeug drop it from the path and query.
     either("probe-target-fragment-overlong", get(b"/a#%C0%AF"), "À¯"),
     either("probe-target-query-fragment-overlong", get(b"/q?x=1#%C0%AF"), "À¯"),
-    refuse("probe-target-fragment-raw-invalid", get(b"/a#\xc0\xaf"), "À¯"),
     # RFC 3986 §3.3: ";" path parameters are data to Starlette, Werkzeug and Django.
     refuse("probe-target-path-param-overlong", get(b"/a;x=%C0%AF/b"), "À¯"),
     control("probe-target-path-param-clean", get(b"/ctl/a;v=caf%C3%A9"), path="/ctl/a;v=café"),
