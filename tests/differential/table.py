@@ -435,6 +435,9 @@ PROBE_FORM: Final = (
     either("probe-form-charset-cp65001", _form(b"a=%C3%A9", b"application/x-www-form-urlencoded; charset=cp65001"), form=[["a", "é"]]),
     # RFC 9110 §8.3.1: type and subtype are case-insensitive; every parser folds them.
     refuse("probe-form-media-type-upper", _form(b"a=%C0%AF", b"Application/X-WWW-Form-Urlencoded"), "À¯"),
+    # RFC 9110 §8.4: a coding the guard cannot undo on an inspected body is refused.
+    refuse("probe-form-gzip", post(b"/f", (*FORM, (b"Content-Encoding", b"gzip")), b"a=%C0%AF"), "À¯"),
+    either("probe-form-nul-value", _form(b"a=x%00y")),
     refuse("probe-form-charset-field-latin1", _form(b"_charset_=iso-8859-1&a=%E9"), "\xe9"),
 )  # fmt: skip
 
@@ -445,6 +448,12 @@ PROBE_MULTIPART: Final = (
     # Werkzeug's and Django's unquote keep "\Z": each looks for another delimiter.
     refuse("probe-mp-boundary-quoted-pair", _mpt(b'multipart/form-data; boundary="Xy\\Z"', multipart(part(_FILE + b'"a.bin"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n", _BIN)))),
     refuse("probe-mp-boundary-quoted-pair-inverse", _mpt(b'multipart/form-data; boundary="Xy\\Z"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n")),
+    # RFC 9110 §5.6.6: parameter names are case-insensitive; every parser folds them.
+    control("probe-mp-boundary-name-upper", _mpt(b"multipart/form-data; BOUNDARY=XyZ", multipart(_OK_PART)), form=[["ok", "fine"]]),
+    control("probe-mp-boundary-webkit", _mpt(b"multipart/form-data; boundary=----WebKitFormBoundary7MA4YWxkTrZu0gW", multipart(_OK_PART, boundary=b"----WebKitFormBoundary7MA4YWxkTrZu0gW")), form=[["ok", "fine"]]),
+    either("probe-mp-boundary-quoted-semicolon", _mpt(b'multipart/form-data; boundary="a;b"', multipart(_OK_PART, boundary=b"a;b")), form=[["ok", "fine"]]),
+    either("probe-mp-boundary-over-70", _mpt(b"multipart/form-data; boundary=" + b"b" * 71, multipart(_OK_PART, boundary=b"b" * 71)), form=[["ok", "fine"]]),
+    refuse("probe-mp-boundary-comment", _mpt(b"multipart/form-data; boundary=XyZ (c)", multipart(part(b'name="c"', _FFFE)))),
     # RFC 2046 §5.1.1: a boundary does not end in a space; quoted, one may.
     either("probe-mp-boundary-trailing-space-quoted", _mpt(b'multipart/form-data; boundary="XyZ "', multipart(_OK_PART, boundary=b"XyZ ")), form=[["ok", "fine"]]),
     either("probe-mp-boundary-trailing-space-unquoted", _mpt(b"multipart/form-data; boundary=XyZ \t", multipart(_OK_PART)), form=[["ok", "fine"]]),
@@ -471,6 +480,16 @@ PROBE_MULTIPART: Final = (
     refuse("probe-mp-filename-star-no-quotes", _mp(part(b"name=\"f\"; filename*=a%C0%AF.txt", b"x")), "À¯"),
     refuse("probe-mp-name-star-overlong", _mp(part(b"name*=utf-8''a%C0%AF", b"x")), "À¯"),
     refuse("probe-mp-name-star-ff", _mp(part(b"name*=utf-8''a%FF", b"x"))),
+    refuse("probe-mp-cr-only-delimiters", post(b"/upload", MULTIPART, b'--XyZ\rContent-Disposition: form-data; name="c"\r\r' + _FFFE + b"\r--XyZ--\r")),
+    refuse("probe-mp-name-plain-and-star", _mp(part(b"name=\"c\"; name*=utf-8''a%C0%AF", b"x")), "À¯"),
+    refuse("probe-mp-filename-token-raw-invalid", _mp(part(b"name=\"f\"; filename=a\xc0\xaf.txt", b"x")), "À¯"),
+    control("probe-mp-name-token", post(b"/upload", MULTIPART, b"--XyZ\r\nContent-Disposition: form-data; name=c\r\n\r\n\xc3\xa9\r\n--XyZ--\r\n"), form=[["c", "é"]]),
+    # Django unescapes HTML character references in a filename (&#47; is "/").
+    refuse("probe-mp-filename-hex-references-traversal", _mp(part(_FILE + b'"&#x2E;&#x2E;&#x2F;passwd"', b"x"))),
+    refuse("probe-mp-filename-reference-bidi", _mp(part(_FILE + b'"inv&#8238;txt.exe"', b"x"))),
+    # Werkzeug reads %22 as '"' in a filename; other escapes stay as sent.
+    either("probe-mp-filename-percent-slash", _mp(part(_FILE + b'"a%2F..%2Fb"', b"x"))),
+    refuse("probe-mp-part-header-invalid-utf8", _mp(part(b'name="c"', b"x", b"X-Note: \xc0\xaf")), "À¯"),
     # Starlette decodes a field with its part's charset; the guard allows only UTF-8.
     refuse("probe-mp-part-charset-latin1", _mp(part(b'name="c"', b"caf\xc3\xa9", b"Content-Type: text/plain; charset=iso-8859-1")), "Ã©"),
     refuse("probe-mp-part-charset-utf16", _mp(part(b'name="c"', "<é>".encode("utf-16-le"), b"Content-Type: text/plain; charset=utf-16-le"))),
@@ -497,6 +516,15 @@ PROBE_TARGET: Final = (
     refuse("probe-target-double-encoded-overlong", get(b"/a%25C0%25AFb"), path="%C0%AF"),
     refuse("probe-target-double-encoded-overlong-query", get(b"/q?x=%25C0%25AF"), query="%C0%AF"),
     refuse("probe-target-double-encoded-backslash", get(b"/a%255cb"), path="%5c"),
+    # The query as a form: WHATWG URL and parse_qsl split at "&" only.
+    refuse("probe-query-semicolon-overlong", get(b"/q?a=1;b=%C0%AF"), "À¯"),
+    refuse("probe-query-key-without-equals", get(b"/q?%C0%AF"), "À¯"),
+    refuse("probe-query-plus-splits-sequence", get(b"/q?a=%C3+%A9")),
+    refuse("probe-query-iis-u-escape", get(b"/q?a=%u00C0")),
+    refuse("probe-query-trailing-percent", get(b"/q?a=x%")),
+    control("probe-path-encoded-space", get(b"/ctl/a%20b"), path="/ctl/a b"),
+    refuse("probe-path-double-slash-overlong", get(b"//%C0%AF"), "À¯"),
+    refuse("probe-host-raw-invalid", http(b"GET", b"/h", ((b"X-Y", b"1"),)).replace(b"Host: t", b"Host: t\xc0\xaf"), "À¯"),
     refuse("probe-target-encoded-slash-lower", get(b"/a%2fb"), blind_on=("runserver-django",)),
 )  # fmt: skip
 
@@ -514,6 +542,11 @@ PROBE_COOKIES: Final = (
     refuse("probe-cookie-name-overlong", _cookies(b"a\xc0\xaf=1"), "À¯"),
     refuse("probe-cookie-name-surrogate", _cookies(b"a\xed\xa0\x80=1")),
     refuse("probe-cookie-quoted-semicolon-overlong", _cookies(b'a="x;b=\xc0\xaf"'), "À¯"),
+    refuse("probe-cookie-octal-lf", _cookies(b'a="x\\012y"')),
+    refuse("probe-cookie-raw-del", _cookies(b"a=x\x7fy")),
+    refuse("probe-cookie-version-octal-utf8", _cookies(b'$Version=1; a="\\303\\251"'), "Ã©"),
+    either("probe-cookie-trailing-backslash", _cookies(b'a="x\\"; b=1')),
+    refuse("probe-cookie-octal-in-name", _cookies(b"a\\303\\251=1"), "Ã©"),
     refuse("probe-cookie-comma-separated-octal", _cookies(b'a=1, b="\\300\\257"'), "À¯"),
 )  # fmt: skip
 
