@@ -435,6 +435,11 @@ PROBE_FORM: Final = (
     either("probe-form-charset-cp65001", _form(b"a=%C3%A9", b"application/x-www-form-urlencoded; charset=cp65001"), form=[["a", "é"]]),
     # RFC 9110 §8.3.1: type and subtype are case-insensitive; every parser folds them.
     refuse("probe-form-media-type-upper", _form(b"a=%C0%AF", b"Application/X-WWW-Form-Urlencoded"), "À¯"),
+    # Starlette's request.json() and json.loads(request.body) read a body as JSON
+    # whatever its type (issue 11 F9): under the form type too.
+    refuse("probe-form-type-json-surrogate", post(b"/t", FORM, _SURROGATE_JSON)),
+    refuse("probe-form-type-json-fffe", post(b"/t", FORM, b'{"a": "\\uFFFE"}')),
+    refuse("probe-form-type-json-array", post(b"/t", FORM, b' ["\\ud800"]')),
     # RFC 9110 §8.4: a coding the guard cannot undo on an inspected body is refused.
     refuse("probe-form-gzip", post(b"/f", (*FORM, (b"Content-Encoding", b"gzip")), b"a=%C0%AF"), "À¯"),
     either("probe-form-nul-value", _form(b"a=x%00y")),
