@@ -107,5 +107,29 @@ def inspector_for(
     if kind == "json":
         return JsonInspector(config.policy)
     if kind == "form":
-        return FormInspector(config.policy)
+        sniff = SniffingInspector(config.policy, binary=True)
+        return _FormAndJson(FormInspector(config.policy), sniff)
     return MultipartInspector(boundary, config)
+
+
+class _FormAndJson:
+    """A form body: checked as a form, and as JSON too when it starts like JSON.
+
+    ``request.json()`` (Starlette) and ``json.loads(request.body)`` read a body as
+    JSON whatever its Content-Type says (issue 11 F9), the form type included, while
+    Werkzeug and Django parse the same body as a form.
+    """
+
+    def __init__(self, form: FormInspector, sniff: SniffingInspector) -> None:
+        self._form = form
+        self._sniff = sniff
+
+    @property
+    def checked(self) -> int:
+        return min(self._form.checked, self._sniff.checked)
+
+    def feed(self, chunk: bytes) -> list[Finding]:
+        return self._form.feed(chunk) + self._sniff.feed(chunk)
+
+    def finish(self) -> list[Finding]:
+        return self._form.finish() + self._sniff.finish()
