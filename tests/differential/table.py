@@ -492,6 +492,8 @@ PROBE_MULTIPART: Final = (
     # Django unescapes HTML character references in a filename (&#47; is "/").
     refuse("probe-mp-filename-hex-references-traversal", _mp(part(_FILE + b'"&#x2E;&#x2E;&#x2F;passwd"', b"x"))),
     refuse("probe-mp-filename-reference-bidi", _mp(part(_FILE + b'"inv&#8238;txt.exe"', b"x"))),
+    refuse("probe-mp-filename-reference-surrogate", _mp(part(_FILE + b'"a&#xD800;.txt"', b"x"))),
+    refuse("probe-mp-filename-reference-nul", _mp(part(_FILE + b'"a&#0;.txt"', b"x"))),
     # Werkzeug reads %22 as '"' in a filename; other escapes stay as sent.
     either("probe-mp-filename-percent-slash", _mp(part(_FILE + b'"a%2F..%2Fb"', b"x"))),
     refuse("probe-mp-part-header-invalid-utf8", _mp(part(b'name="c"', b"x", b"X-Note: \xc0\xaf")), "À¯"),
