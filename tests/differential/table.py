@@ -494,6 +494,9 @@ PROBE_MULTIPART: Final = (
     refuse("probe-mp-filename-reference-bidi", _mp(part(_FILE + b'"inv&#8238;txt.exe"', b"x"))),
     refuse("probe-mp-filename-reference-surrogate", _mp(part(_FILE + b'"a&#xD800;.txt"', b"x"))),
     refuse("probe-mp-filename-reference-nul", _mp(part(_FILE + b'"a&#0;.txt"', b"x"))),
+    # html.unescape (Django's reading) raises ValueError past 4300 decimal digits
+    # (CPython's int limit, CVE-2020-10735).
+    either("probe-mp-filename-reference-huge-decimal", _mp(part(_FILE + b'"a&#' + b"1" * 5000 + b';.txt"', b"x"))),
     # Werkzeug reads %22 as '"' in a filename; other escapes stay as sent.
     either("probe-mp-filename-percent-slash", _mp(part(_FILE + b'"a%2F..%2Fb"', b"x"))),
     refuse("probe-mp-part-header-invalid-utf8", _mp(part(b'name="c"', b"x", b"X-Note: \xc0\xaf")), "À¯"),
