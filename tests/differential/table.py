@@ -440,6 +440,19 @@ PROBE_FORM: Final = (
     refuse("probe-form-type-json-surrogate", post(b"/t", FORM, _SURROGATE_JSON)),
     refuse("probe-form-type-json-fffe", post(b"/t", FORM, b'{"a": "\\uFFFE"}')),
     refuse("probe-form-type-json-array", post(b"/t", FORM, b' ["\\ud800"]')),
+    # json.loads skips a UTF-8 BOM and reads UTF-16 (RFC 8259 §8.1 says UTF-8 only).
+    refuse("probe-form-type-json-bom", post(b"/t", FORM, b"\xef\xbb\xbf" + _SURROGATE_JSON)),
+    refuse("probe-form-type-json-utf16le", post(b"/t", FORM, _SURROGATE_JSON.decode().encode("utf-16-le"))),
+    # RFC 9112 §7.1: a chunked form, an escape split across chunks (runserver does
+    # not de-chunk: Django reads no body there).
+    refuse("probe-form-chunked-split-escape", http(b"POST", b"/f", FORM + CHUNKED, chunks(b"a=%C", b"0%AF"), length=False), "À¯", blind_on=("runserver-django",)),
+    refuse("probe-form-chunked-json", http(b"POST", b"/f", FORM + CHUNKED, chunks(b'{"a": "\\ud', b'800"}'), length=False), blind_on=("runserver-django",)),
+    # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
+    refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
+    refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
+    # RFC 9110 §9.1: methods are case-sensitive; Django's view takes any method.
+    refuse("probe-lowercase-method-json-surrogate", http(b"post", b"/t", JSON, _SURROGATE_JSON)),
+    refuse("probe-unknown-method-form-overlong", http(b"FOO", b"/t", FORM, b"a=%C0%AF"), "À¯"),
     # RFC 9110 §8.4: a coding the guard cannot undo on an inspected body is refused.
     refuse("probe-form-gzip", post(b"/f", (*FORM, (b"Content-Encoding", b"gzip")), b"a=%C0%AF"), "À¯"),
     either("probe-form-nul-value", _form(b"a=x%00y")),
@@ -497,6 +510,10 @@ PROBE_MULTIPART: Final = (
     # html.unescape (Django's reading) raises ValueError past 4300 decimal digits
     # (CPython's int limit, CVE-2020-10735).
     either("probe-mp-filename-reference-huge-decimal", _mp(part(_FILE + b'"a&#' + b"1" * 5000 + b';.txt"', b"x"))),
+    # RFC 7578 §4.2 forbids RFC 2047 encoded-words; no parser decodes them ("?" is
+    # reserved on Windows).
+    either("probe-mp-filename-rfc2047", _mp(part(_FILE + b'"=?utf-8?B?Li4vZXRjL3Bhc3N3ZA==?="', b"x"))),
+    either("probe-mp-filename-percent-overlong", _mp(part(_FILE + b'"%C0%AF.txt"', b"x")), "À¯"),
     # Werkzeug reads %22 as '"' in a filename; other escapes stay as sent.
     either("probe-mp-filename-percent-slash", _mp(part(_FILE + b'"a%2F..%2Fb"', b"x"))),
     refuse("probe-mp-part-header-invalid-utf8", _mp(part(b'name="c"', b"x", b"X-Note: \xc0\xaf")), "À¯"),
