@@ -514,6 +514,15 @@ PROBE_MULTIPART: Final = (
     # reserved on Windows).
     either("probe-mp-filename-rfc2047", _mp(part(_FILE + b'"=?utf-8?B?Li4vZXRjL3Bhc3N3ZA==?="', b"x"))),
     either("probe-mp-filename-percent-overlong", _mp(part(_FILE + b'"%C0%AF.txt"', b"x")), "À¯"),
+    # RFC 7578 §4.2 via RFC 2183 §2: parameter names are case-insensitive; a parser
+    # that missed "FILENAME" would read this binary file as a text field (none does).
+    control("probe-mp-filename-upper-binary", _mp(part(b'name="c"; FILENAME="a.bin"', _OVERLONG, _BIN)), files=[["c", "a.bin", "c0af"]]),
+    refuse("probe-mp-name-upper-field-invalid", _mp(part(b'NAME="c"', _OVERLONG)), "À¯"),
+    refuse("probe-mp-json-field-surrogate", _mp(part(b'name="j"', _SURROGATE_JSON, b"Content-Type: application/json"))),
+    refuse("probe-mp-part-content-type-upper-utf7", _mp(part(b'name="c"', SCRIPT, b"CONTENT-TYPE: text/plain; charset=utf-7")), "<script>"),
+    # RFC 7578 §4.7 deprecates Content-Transfer-Encoding; Django decodes base64.
+    refuse("probe-mp-cte-quoted-printable", _mp(part(b'name="c"', b"=C0=AF", b"Content-Transfer-Encoding: quoted-printable"))),
+    refuse("probe-mp-cte-base64-upper", _mp(part(b'name="c"', b"wK8=", b"content-transfer-encoding: BASE64")), "À¯"),
     # Werkzeug reads %22 as '"' in a filename; other escapes stay as sent.
     either("probe-mp-filename-percent-slash", _mp(part(_FILE + b'"a%2F..%2Fb"', b"x"))),
     refuse("probe-mp-part-header-invalid-utf8", _mp(part(b'name="c"', b"x", b"X-Note: \xc0\xaf")), "À¯"),
