@@ -539,6 +539,8 @@ PROBE_TARGET: Final = (
     # The authority is no part of the path: httptools, Gunicorn and Werkzeug drop it.
     either("probe-target-absolute-userinfo-overlong", get(b"http://%C0%AF@t/a"), "À¯"),
     # RFC 9112 §3.2: no fragment in a request-target; servers cut it or keep it.
+    refuse("probe-target-absolute-host-raw-invalid", get(b"http://t\xc0\xaf/a"), "À¯"),
+    refuse("probe-target-absolute-userinfo-raw-invalid", get(b"http://\xc0\xaf@t/a"), "À¯"),
     # h11 and wsgiref keep "#..." in the path (the guard refuses it there);
     # httptools, Gunicorn and Werkzeug drop it from the path and query.
     either("probe-target-fragment-overlong", get(b"/a#%C0%AF"), "À¯"),
