@@ -447,6 +447,10 @@ PROBE_FORM: Final = (
     # not de-chunk: Django reads no body there).
     refuse("probe-form-chunked-split-escape", http(b"POST", b"/f", FORM + CHUNKED, chunks(b"a=%C", b"0%AF"), length=False), "À¯", blind_on=("runserver-django",)),
     refuse("probe-form-chunked-json", http(b"POST", b"/f", FORM + CHUNKED, chunks(b'{"a": "\\ud', b'800"}'), length=False), blind_on=("runserver-django",)),
+    # RFC 9110 §8.6 Content-Length = 1*DIGIT: past 4300 digits CPython's int()
+    # raises ValueError (CVE-2020-10735), leading zeros included.
+    either("probe-content-length-5000-digits", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"9" * 5000)), b"{}", length=False)),
+    either("probe-content-length-leading-zeros", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"0" * 5000 + b"2")), b"{}", length=False)),
     # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
     refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
     refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
