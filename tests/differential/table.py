@@ -451,6 +451,10 @@ PROBE_FORM: Final = (
     # raises ValueError (CVE-2020-10735), leading zeros included.
     either("probe-content-length-5000-digits", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"9" * 5000)), b"{}", length=False)),
     either("probe-content-length-leading-zeros", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"0" * 5000 + b"2")), b"{}", length=False)),
+    # json.loads raises ValueError past 4300 digits and RecursionError when deep:
+    # no framework may turn either into a 500.
+    either("probe-json-number-5000-digits", post(b"/model", JSON, b'{"a": ' + b"1" * 5000 + b"}")),
+    either("probe-json-nested-100000", post(b"/model", JSON, b"[" * 100000 + b"]" * 100000)),
     # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
     refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
     refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
