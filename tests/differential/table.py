@@ -531,6 +531,10 @@ PROBE_MULTIPART: Final = (
     # RFC 7578 §4.7 deprecates Content-Transfer-Encoding; Django decodes base64.
     refuse("probe-mp-cte-quoted-printable", _mp(part(b'name="c"', b"=C0=AF", b"Content-Transfer-Encoding: quoted-printable"))),
     refuse("probe-mp-cte-base64-upper", _mp(part(b'name="c"', b"wK8=", b"content-transfer-encoding: BASE64")), "À¯"),
+    # RFC 7578 §4.2 and RFC 8187 §4.2: Werkzeug and Django prefer filename*,
+    # python-multipart reads filename alone; a repeated parameter, first or last.
+    refuse("probe-mp-filename-and-star-bidi", _mp(part(b"name=\"f\"; filename=\"ok.txt\"; filename*=utf-8''inv%E2%80%AEtxt.exe", b"x"))),
+    refuse("probe-mp-filename-twice-bidi", _mp(part(b'name="f"; filename="ok.txt"; filename="inv\xe2\x80\xaetxt.exe"', b"x"))),
     # Werkzeug reads %22 as '"' in a filename; other escapes stay as sent.
     either("probe-mp-filename-percent-slash", _mp(part(_FILE + b'"a%2F..%2Fb"', b"x"))),
     refuse("probe-mp-part-header-invalid-utf8", _mp(part(b'name="c"', b"x", b"X-Note: \xc0\xaf")), "À¯"),
@@ -593,6 +597,9 @@ PROBE_COOKIES: Final = (
     refuse("probe-cookie-version-octal-utf8", _cookies(b'$Version=1; a="\\303\\251"'), "Ã©"),
     either("probe-cookie-trailing-backslash", _cookies(b'a="x\\"; b=1')),
     refuse("probe-cookie-octal-in-name", _cookies(b"a\\303\\251=1"), "Ã©"),
+    # Unicode ch. 23.1: C1 controls are controls; valid UTF-8 all the same.
+    refuse("probe-cookie-raw-c1-nel", _cookies(b"a=x\xc2\x85y")),
+    refuse("probe-cookie-octal-c1", _cookies(b'a="x\\302\\205y"')),
     refuse("probe-cookie-comma-separated-octal", _cookies(b'a=1, b="\\300\\257"'), "À¯"),
 )  # fmt: skip
 
