@@ -455,6 +455,9 @@ PROBE_FORM: Final = (
     # no framework may turn either into a 500.
     either("probe-json-number-5000-digits", post(b"/model", JSON, b'{"a": ' + b"1" * 5000 + b"}")),
     either("probe-json-nested-100000", post(b"/model", JSON, b"[" * 100000 + b"]" * 100000)),
+    # RFC 9112 §6.1: chunked last; no server here decodes gzip, nor does any framework.
+    either("probe-te-gzip-chunked", http(b"POST", b"/t", (*JSON, (b"Transfer-Encoding", b"gzip, chunked")), chunks(_SURROGATE_JSON), length=False)),
+    refuse("probe-content-type-charset-upper-utf7", post(b"/upload", _ctype(b"multipart/form-data; boundary=XyZ; CHARSET=UTF-7"), multipart(part(b'name="c"', SCRIPT))), "<script>"),
     # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
     refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
     refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
@@ -560,6 +563,10 @@ PROBE_TARGET: Final = (
     # RFC 3986 §3.3: ";" path parameters are data to Starlette, Werkzeug and Django.
     refuse("probe-target-path-param-overlong", get(b"/a;x=%C0%AF/b"), "À¯"),
     control("probe-target-path-param-clean", get(b"/ctl/a;v=caf%C3%A9"), path="/ctl/a;v=café"),
+    # Orange Tsai, "Breaking Parser Logic" (2018): Tomcat strips ";" parameters.
+    refuse("probe-target-plain-dotdot-semicolon", get(b"/static/..;/secret")),
+    refuse("probe-target-plain-dotdot-backslash", get(b"/static/..\\secret")),
+    refuse("probe-target-plain-dotdot-encoded-slash", get(b"/static/..%2Fsecret"), blind_on=("runserver-django",)),
     refuse("probe-target-encoded-semicolon-dotdot", get(b"/static/%2e%2e%3Bx/secret")),
     refuse("probe-target-encoded-question-overlong", get(b"/a%3F%C0%AF"), "À¯"),
     # CVE-2001-0333: double encoding of an overlong "/" and of "\".
