@@ -458,6 +458,10 @@ PROBE_FORM: Final = (
     # RFC 9112 §6.1: chunked last; no server here decodes gzip, nor does any framework.
     either("probe-te-gzip-chunked", http(b"POST", b"/t", (*JSON, (b"Transfer-Encoding", b"gzip, chunked")), chunks(_SURROGATE_JSON), length=False)),
     refuse("probe-content-type-charset-upper-utf7", post(b"/upload", _ctype(b"multipart/form-data; boundary=XyZ; CHARSET=UTF-7"), multipart(part(b'name="c"', SCRIPT))), "<script>"),
+    # RFC 9112 §2.3: HTTP/1.0, no Host.
+    refuse("probe-http10-no-host-overlong", b"GET /a%C0%AFb HTTP/1.0\r\n\r\n", "À¯"),
+    # RFC 9112 §5.2: obs-fold; a server unfolds it (h11) or refuses it.
+    refuse("probe-header-obs-fold-overlong", get(b"/h", ((b"X-A", b"ok\r\n \xc0\xaf"),)), "À¯"),
     # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
     refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
     refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
@@ -607,6 +611,8 @@ PROBE_COOKIES: Final = (
     # Unicode ch. 23.1: C1 controls are controls; valid UTF-8 all the same.
     refuse("probe-cookie-raw-c1-nel", _cookies(b"a=x\xc2\x85y")),
     refuse("probe-cookie-octal-c1", _cookies(b'a="x\\302\\205y"')),
+    # Werkzeug's parse_cookie keeps ";" inside quotes, http.cookies splits there.
+    refuse("probe-cookie-quoted-semicolon-octal", _cookies(b'a="x;b=\\303\\251"'), "Ã©"),
     refuse("probe-cookie-comma-separated-octal", _cookies(b'a=1, b="\\300\\257"'), "À¯"),
 )  # fmt: skip
 
