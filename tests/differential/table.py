@@ -462,6 +462,12 @@ PROBE_FORM: Final = (
     refuse("probe-http10-no-host-overlong", b"GET /a%C0%AFb HTTP/1.0\r\n\r\n", "À¯"),
     # RFC 9112 §5.2: obs-fold; a server unfolds it (h11) or refuses it.
     refuse("probe-header-obs-fold-overlong", get(b"/h", ((b"X-A", b"ok\r\n \xc0\xaf"),)), "À¯"),
+    # Normalize mode repairs invalid UTF-8 to U+FFFD; an escape is no UTF-8 to repair.
+    Row("probe-normalize-json-surrogate-escape", post(b"/normalize/t", JSON, _SURROGATE_JSON), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-form-type-json-surrogate", post(b"/normalize/t", FORM, _SURROGATE_JSON), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-text-json-fffe-escape", post(b"/normalize/t", TEXT, b'{"a": "\\uFFFE"}'), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-form-overlong", post(b"/normalize/f", FORM, b"a=%C0%AF"), Expect.EITHER, ("À¯",), fffd_ok=True),
+    Row("probe-normalize-multipart-raw-overlong", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"))), Expect.EITHER, ("À¯",), fffd_ok=True),
     # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
     refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
     refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
