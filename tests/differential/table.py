@@ -468,6 +468,9 @@ PROBE_FORM: Final = (
     Row("probe-normalize-text-json-fffe-escape", post(b"/normalize/t", TEXT, b'{"a": "\\uFFFE"}'), Expect.EITHER, fffd_ok=True),
     Row("probe-normalize-form-overlong", post(b"/normalize/f", FORM, b"a=%C0%AF"), Expect.EITHER, ("À¯",), fffd_ok=True),
     Row("probe-normalize-multipart-raw-overlong", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"))), Expect.EITHER, ("À¯",), fffd_ok=True),
+    # A repair of the whole body must not touch a binary file part (RFC 7578 §4.4).
+    Row("probe-normalize-multipart-field-and-png", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"), part(_FILE + b'"p.png"', PNG, b"Content-Type: image/png"))), Expect.EITHER, ("À¯",), echo={"files": [["f", "p.png", PNG.hex()]]}, fffd_ok=True),
+    Row("probe-normalize-text-overlong", post(b"/normalize/t", TEXT, b"a\xc0\xafb"), Expect.EITHER, ("À¯",), fffd_ok=True),
     # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
     refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
     refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
