@@ -471,6 +471,12 @@ PROBE_FORM: Final = (
     # A repair of the whole body must not touch a binary file part (RFC 7578 §4.4).
     Row("probe-normalize-multipart-field-and-png", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"), part(_FILE + b'"p.png"', PNG, b"Content-Type: image/png"))), Expect.EITHER, ("À¯",), echo={"files": [["f", "p.png", PNG.hex()]]}, fffd_ok=True),
     Row("probe-normalize-text-overlong", post(b"/normalize/t", TEXT, b"a\xc0\xafb"), Expect.EITHER, ("À¯",), fffd_ok=True),
+    # Django decodes request.GET with request.encoding, the Content-Type's charset
+    # whatever the media type (HttpRequest._set_content_type_params), body or not.
+    refuse("probe-query-utf7-via-text-charset-get", get(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"text/plain; charset=utf-7")), "<script>"),
+    refuse("probe-query-utf7-via-binary-charset-get", get(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"application/octet-stream; charset=utf-7")), "<script>"),
+    refuse("probe-query-utf7-via-binary-charset-post", post(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"image/png; charset=utf-7"), PNG), "<script>"),
+    refuse("probe-query-latin1-via-binary-charset", get(b"/q?x=caf%C3%A9", _ctype(b"application/octet-stream; charset=latin-1")), "cafÃ©"),
     # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
     refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
     refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
