@@ -180,7 +180,7 @@ DISPATCH_CASES = [
     (
         "binary-utf16",
         [(b"content-type", b"application/octet-stream; charset=utf-16")],
-        "SniffingInspector binary",
+        "unsupported_charset",
     ),
     ("none", [], "SniffingInspector"),
     ("utf7", [(b"content-type", b"text/plain; charset=utf-7")], "unsupported_charset"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from email.message import Message
+from urllib.parse import parse_qsl
 
 import pytest
 
@@ -77,6 +78,31 @@ def test_refused_content_types(value: bytes, kind: str) -> None:
     assert got.kind.value == kind
 
 
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        b"application/octet-stream; charset=utf-7",
+        b"image/png; charset=UTF-7",
+        b"application/xml; charset=utf-16",
+        b"application/octet-stream; charset=latin-1",
+    ],
+)
+def test_binary_types_declare_no_other_charset(content_type: bytes) -> None:
+    # Django decodes request.GET with any Content-Type's charset: parse_qsl(query,
+    # encoding=request.encoding), so the query below is "<script>" under UTF-7.
+    assert parse_qsl("x=%2BADw-script%2BAD4-", encoding="utf-7") == [("x", "<script>")]
+    refused = body_inspector([(b"content-type", content_type)], GuardConfig())
+    assert isinstance(refused, Finding)
+    assert refused.kind.value == "unsupported_charset"
+
+
+def test_binary_types_may_declare_utf8() -> None:
+    for value in (b"image/png", b"application/octet-stream; charset=UTF-8"):
+        got = body_inspector([(b"content-type", value)], GuardConfig())
+        assert isinstance(got, SniffingInspector)
+        assert got.binary
+
+
 def test_python_reads_the_rfc2231_charset_the_guard_refuses() -> None:
     # The independent reading: the stdlib's RFC 2231 decoder finds UTF-7 there.
     message = Message()
@@ -145,10 +171,10 @@ def test_inspect_all_bodies_checks_binary_types_as_text() -> None:
         "unexpected_continuation"
     ]
     declared = [(b"content-type", b"application/octet-stream; charset=utf-16")]
-    assert isinstance(body_inspector(declared, GuardConfig()), SniffingInspector)
-    refused = body_inspector(declared, GuardConfig(inspect_all_bodies=True))
-    assert isinstance(refused, Finding)
-    assert refused.kind.value == "unsupported_charset"
+    for config in (GuardConfig(), GuardConfig(inspect_all_bodies=True)):
+        refused = body_inspector(declared, config)
+        assert isinstance(refused, Finding)
+        assert refused.kind.value == "unsupported_charset"
     with pytest.raises(TypeError, match="inspect_all_bodies must be a bool"):
         GuardConfig(inspect_all_bodies=1)  # type: ignore[arg-type]  # the point
 

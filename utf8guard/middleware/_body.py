@@ -79,12 +79,14 @@ def _kind(
     refused = extended_parameter(params)
     if refused is not None:
         return refused
-    kind = media_kind(media_type)
-    if kind is None and not inspect_all:
-        # A binary type's charset is ignored: nothing decodes such a body by it.
-        return "binary", b""
+    # Issue 11 §3: one charset, on every media type. Django decodes request.GET with
+    # the charset of any Content-Type (request.encoding), binary or bodiless too:
+    # "?x=%2BADw-" is "<" under "application/octet-stream; charset=utf-7".
     if params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
         return RequestKind.UNSUPPORTED_CHARSET
+    kind = media_kind(media_type)
+    if kind is None and not inspect_all:
+        return "binary", b""
     if kind is None or kind == "text":
         return "sniff", b""
     boundary = params.get("boundary", "").encode("latin-1")
