@@ -447,42 +447,6 @@ PROBE_FORM: Final = (
     # not de-chunk: Django reads no body there).
     refuse("probe-form-chunked-split-escape", http(b"POST", b"/f", FORM + CHUNKED, chunks(b"a=%C", b"0%AF"), length=False), "À¯", blind_on=("runserver-django",)),
     refuse("probe-form-chunked-json", http(b"POST", b"/f", FORM + CHUNKED, chunks(b'{"a": "\\ud', b'800"}'), length=False), blind_on=("runserver-django",)),
-    # RFC 9110 §8.6 Content-Length = 1*DIGIT: past 4300 digits CPython's int()
-    # raises ValueError (CVE-2020-10735), leading zeros included.
-    either("probe-content-length-5000-digits", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"9" * 5000)), b"{}", length=False)),
-    either("probe-content-length-leading-zeros", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"0" * 5000 + b"2")), b"{}", length=False)),
-    # json.loads raises ValueError past 4300 digits and RecursionError when deep:
-    # no framework may turn either into a 500.
-    either("probe-json-number-5000-digits", post(b"/model", JSON, b'{"a": ' + b"1" * 5000 + b"}")),
-    either("probe-json-nested-100000", post(b"/model", JSON, b"[" * 100000 + b"]" * 100000)),
-    # RFC 9112 §6.1: chunked last; no server here decodes gzip, nor does any framework.
-    either("probe-te-gzip-chunked", http(b"POST", b"/t", (*JSON, (b"Transfer-Encoding", b"gzip, chunked")), chunks(_SURROGATE_JSON), length=False)),
-    refuse("probe-content-type-charset-upper-utf7", post(b"/upload", _ctype(b"multipart/form-data; boundary=XyZ; CHARSET=UTF-7"), multipart(part(b'name="c"', SCRIPT))), "<script>"),
-    # RFC 9112 §2.3: HTTP/1.0, no Host.
-    refuse("probe-http10-no-host-overlong", b"GET /a%C0%AFb HTTP/1.0\r\n\r\n", "À¯"),
-    # RFC 9112 §5.2: obs-fold; a server unfolds it (h11) or refuses it.
-    refuse("probe-header-obs-fold-overlong", get(b"/h", ((b"X-A", b"ok\r\n \xc0\xaf"),)), "À¯"),
-    # Normalize mode repairs invalid UTF-8 to U+FFFD; an escape is no UTF-8 to repair.
-    Row("probe-normalize-json-surrogate-escape", post(b"/normalize/t", JSON, _SURROGATE_JSON), Expect.EITHER, fffd_ok=True),
-    Row("probe-normalize-form-type-json-surrogate", post(b"/normalize/t", FORM, _SURROGATE_JSON), Expect.EITHER, fffd_ok=True),
-    Row("probe-normalize-text-json-fffe-escape", post(b"/normalize/t", TEXT, b'{"a": "\\uFFFE"}'), Expect.EITHER, fffd_ok=True),
-    Row("probe-normalize-form-overlong", post(b"/normalize/f", FORM, b"a=%C0%AF"), Expect.EITHER, ("À¯",), fffd_ok=True),
-    Row("probe-normalize-multipart-raw-overlong", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"))), Expect.EITHER, ("À¯",), fffd_ok=True),
-    # A repair of the whole body must not touch a binary file part (RFC 7578 §4.4).
-    Row("probe-normalize-multipart-field-and-png", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"), part(_FILE + b'"p.png"', PNG, b"Content-Type: image/png"))), Expect.EITHER, ("À¯",), echo={"files": [["f", "p.png", PNG.hex()]]}, fffd_ok=True),
-    Row("probe-normalize-text-overlong", post(b"/normalize/t", TEXT, b"a\xc0\xafb"), Expect.EITHER, ("À¯",), fffd_ok=True),
-    # Django decodes request.GET with request.encoding, the Content-Type's charset
-    # whatever the media type (HttpRequest._set_content_type_params), body or not.
-    refuse("probe-query-utf7-via-text-charset-get", get(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"text/plain; charset=utf-7")), "<script>"),
-    refuse("probe-query-utf7-via-binary-charset-get", get(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"application/octet-stream; charset=utf-7")), "<script>"),
-    refuse("probe-query-utf7-via-binary-charset-post", post(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"image/png; charset=utf-7"), PNG), "<script>"),
-    refuse("probe-query-latin1-via-binary-charset", get(b"/q?x=caf%C3%A9", _ctype(b"application/octet-stream; charset=latin-1")), "cafÃ©"),
-    # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
-    refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
-    refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
-    # RFC 9110 §9.1: methods are case-sensitive; Django's view takes any method.
-    refuse("probe-lowercase-method-json-surrogate", http(b"post", b"/t", JSON, _SURROGATE_JSON)),
-    refuse("probe-unknown-method-form-overlong", http(b"FOO", b"/t", FORM, b"a=%C0%AF"), "À¯"),
     # RFC 9110 §8.4: a coding the guard cannot undo on an inspected body is refused.
     refuse("probe-form-gzip", post(b"/f", (*FORM, (b"Content-Encoding", b"gzip")), b"a=%C0%AF"), "À¯"),
     either("probe-form-nul-value", _form(b"a=x%00y")),
@@ -572,9 +536,10 @@ PROBE_TARGET: Final = (
     refuse("probe-target-absolute-dotdot", get(b"http://t/static/%2e%2e/secret")),
     # The authority is no part of the path: httptools, Gunicorn and Werkzeug drop it.
     either("probe-target-absolute-userinfo-overlong", get(b"http://%C0%AF@t/a"), "À¯"),
-    # RFC 9112 §3.2: no fragment in a request-target; servers cut it or keep it.
+    # Issue 11 §8: raw bytes over 0x7F anywhere in the target (servers refuse them).
     refuse("probe-target-absolute-host-raw-invalid", get(b"http://t\xc0\xaf/a"), "À¯"),
     refuse("probe-target-absolute-userinfo-raw-invalid", get(b"http://\xc0\xaf@t/a"), "À¯"),
+    # RFC 9112 §3.2: no fragment in a request-target; servers cut it or keep it:
     # h11 and wsgiref keep "#..." in the path (the guard refuses it there);
     # httptools, Gunicorn and Werkzeug drop it from the path and query.
     either("probe-target-fragment-overlong", get(b"/a#%C0%AF"), "À¯"),
@@ -631,7 +596,51 @@ PROBE_COOKIES: Final = (
     refuse("probe-cookie-comma-separated-octal", _cookies(b'a=1, b="\\300\\257"'), "À¯"),
 )  # fmt: skip
 
-PROBES: Final = PROBE_FORM + PROBE_MULTIPART + PROBE_TARGET + PROBE_COOKIES
+# Probes of the request as a whole: framing, methods, normalize mode, and the
+# Content-Type charset Django decodes the query with.
+PROBE_REQUEST: Final = (
+    # RFC 9110 §8.6 Content-Length = 1*DIGIT: past 4300 digits CPython's int()
+    # raises ValueError (CVE-2020-10735), leading zeros included.
+    either("probe-content-length-5000-digits", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"9" * 5000)), b"{}", length=False)),
+    either("probe-content-length-leading-zeros", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"0" * 5000 + b"2")), b"{}", length=False)),
+    # json.loads raises ValueError past 4300 digits and RecursionError when deep:
+    # no framework may turn either into a 500.
+    either("probe-json-number-5000-digits", post(b"/model", JSON, b'{"a": ' + b"1" * 5000 + b"}")),
+    either("probe-json-nested-100000", post(b"/model", JSON, b"[" * 100000 + b"]" * 100000)),
+    # RFC 9112 §6.1: chunked last; no server here decodes gzip, nor does any framework.
+    either("probe-te-gzip-chunked", http(b"POST", b"/t", (*JSON, (b"Transfer-Encoding", b"gzip, chunked")), chunks(_SURROGATE_JSON), length=False)),
+    # RFC 9110 §8.3.2: charset names are case-insensitive (parameter names too).
+    refuse("probe-content-type-charset-upper-utf7", post(b"/upload", _ctype(b"multipart/form-data; boundary=XyZ; CHARSET=UTF-7"), multipart(part(b'name="c"', SCRIPT))), "<script>"),
+    # RFC 9112 §2.3: HTTP/1.0, no Host.
+    refuse("probe-http10-no-host-overlong", b"GET /a%C0%AFb HTTP/1.0\r\n\r\n", "À¯"),
+    # RFC 9112 §5.2: obs-fold; a server unfolds it (h11) or refuses it.
+    refuse("probe-header-obs-fold-overlong", get(b"/h", ((b"X-A", b"ok\r\n \xc0\xaf"),)), "À¯"),
+    # Normalize mode repairs invalid UTF-8 to U+FFFD; an escape is no UTF-8 to repair.
+    Row("probe-normalize-json-surrogate-escape", post(b"/normalize/t", JSON, _SURROGATE_JSON), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-form-type-json-surrogate", post(b"/normalize/t", FORM, _SURROGATE_JSON), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-text-json-fffe-escape", post(b"/normalize/t", TEXT, b'{"a": "\\uFFFE"}'), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-form-overlong", post(b"/normalize/f", FORM, b"a=%C0%AF"), Expect.EITHER, ("À¯",), fffd_ok=True),
+    Row("probe-normalize-multipart-raw-overlong", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"))), Expect.EITHER, ("À¯",), fffd_ok=True),
+    # A repair of the whole body must not touch a binary file part (RFC 7578 §4.4).
+    Row("probe-normalize-multipart-field-and-png", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"), part(_FILE + b'"p.png"', PNG, b"Content-Type: image/png"))), Expect.EITHER, ("À¯",), echo={"files": [["f", "p.png", PNG.hex()]]}, fffd_ok=True),
+    Row("probe-normalize-text-overlong", post(b"/normalize/t", TEXT, b"a\xc0\xafb"), Expect.EITHER, ("À¯",), fffd_ok=True),
+    # Django decodes request.GET with request.encoding, the Content-Type's charset
+    # whatever the media type (HttpRequest._set_content_type_params), body or not.
+    refuse("probe-query-utf7-via-text-charset-get", get(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"text/plain; charset=utf-7")), "<script>"),
+    refuse("probe-query-utf7-via-binary-charset-get", get(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"application/octet-stream; charset=utf-7")), "<script>"),
+    refuse("probe-query-utf7-via-binary-charset-post", post(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"image/png; charset=utf-7"), PNG), "<script>"),
+    refuse("probe-query-latin1-via-binary-charset", get(b"/q?x=caf%C3%A9", _ctype(b"application/octet-stream; charset=latin-1")), "cafÃ©"),
+    # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
+    refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
+    refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
+    # RFC 9110 §9.1: methods are case-sensitive; Django's view takes any method.
+    refuse("probe-lowercase-method-json-surrogate", http(b"post", b"/t", JSON, _SURROGATE_JSON)),
+    refuse("probe-unknown-method-form-overlong", http(b"FOO", b"/t", FORM, b"a=%C0%AF"), "À¯"),
+)  # fmt: skip
+
+PROBES: Final = (
+    PROBE_FORM + PROBE_MULTIPART + PROBE_TARGET + PROBE_COOKIES + PROBE_REQUEST
+)
 
 #: Every row; ids are unique (test_oracle checks).
 ROWS: Final = CONTROLS + HEAD_ATTACKS + BODY_ATTACKS + MULTIPART_ATTACKS + PROBES
