@@ -563,6 +563,12 @@ PROBE_TARGET: Final = (
     refuse("probe-query-plus-splits-sequence", get(b"/q?a=%C3+%A9")),
     refuse("probe-query-iis-u-escape", get(b"/q?a=%u00C0")),
     refuse("probe-query-trailing-percent", get(b"/q?a=x%")),
+    # RFC 3986 §2.1 in the path: a "%" that starts no pct-encoded triplet.
+    refuse("probe-path-trailing-percent", get(b"/a%")),
+    refuse("probe-path-percent-non-hex", get(b"/a%G0b")),
+    refuse("probe-path-percent-percent-overlong", get(b"/a%%C0%AF")),
+    # RFC 6455 §4.1: an upgrade is a GET; ASGI servers make it a websocket scope.
+    refuse("probe-websocket-upgrade-path-overlong", get(b"/ws%C0%AF", ((b"Upgrade", b"websocket"), (b"Connection", b"Upgrade"), (b"Sec-WebSocket-Key", b"dGhlIHNhbXBsZSBub25jZQ=="), (b"Sec-WebSocket-Version", b"13"))), "À¯"),
     control("probe-path-encoded-space", get(b"/ctl/a%20b"), path="/ctl/a b"),
     refuse("probe-path-double-slash-overlong", get(b"//%C0%AF"), "À¯"),
     refuse("probe-host-raw-invalid", http(b"GET", b"/h", ((b"X-Y", b"1"),)).replace(b"Host: t", b"Host: t\xc0\xaf"), "À¯"),
