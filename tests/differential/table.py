@@ -405,8 +405,8 @@ _BIN = b"Content-Type: application/octet-stream"
 # Probes of parser differentials (urlencoded, multipart, request target, cookies):
 # each names what python-multipart (Starlette), Werkzeug (Flask) and Django do with it.
 PROBE_FORM: Final = (
-    # python-multipart's QuerystringParser also splits at ";" (HTML 4 §B.2.2);
-    # Werkzeug and Django (CVE-2021-23336, parse_qsl separator="&") do not.
+    # HTML 4 §B.2.2 suggested ";" as a separator; python-multipart 0.0.34, Werkzeug
+    # and Django (CVE-2021-23336: parse_qsl separator="&") split at "&" only.
     refuse("probe-form-semicolon-overlong", _form(b"a=1;b=%C0%AF"), "À¯"),
     control("probe-form-semicolon-clean", _form(b"a=x;b=%C3%A9")),
     # HTML form-urlencoded parser: "+" is a space, inside a sequence too.
