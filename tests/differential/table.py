@@ -524,10 +524,13 @@ PROBE_MULTIPART: Final = (
     # Werkzeug reads %22 as '"' in a filename; other escapes stay as sent.
     either("probe-mp-filename-percent-slash", _mp(part(_FILE + b'"a%2F..%2Fb"', b"x"))),
     refuse("probe-mp-part-header-invalid-utf8", _mp(part(b'name="c"', b"x", b"X-Note: \xc0\xaf")), "À¯"),
-    # Starlette decodes a field with its part's charset; the guard allows only UTF-8.
+    # RFC 7578 §4.4: a part may name a charset; the frameworks decode fields with the
+    # request's (Starlette: Latin-1 for a name codecs does not know; codecs reads
+    # "utf\-8" as utf_8): the guard allows only UTF-8, and no backslash in the name.
     refuse("probe-mp-part-charset-latin1", _mp(part(b'name="c"', b"caf\xc3\xa9", b"Content-Type: text/plain; charset=iso-8859-1")), "Ã©"),
     refuse("probe-mp-part-charset-utf16", _mp(part(b'name="c"', "<é>".encode("utf-16-le"), b"Content-Type: text/plain; charset=utf-16-le"))),
     refuse("probe-mp-part-charset-quoted-pair", _mp(part(b'name="c"', SCRIPT, b'Content-Type: text/plain; charset="utf\\-7"')), "<script>"),
+    refuse("probe-mp-request-charset-quoted-pair", post(b"/upload", _ctype(b'multipart/form-data; boundary=XyZ; charset="utf\\-8"'), multipart(part(b'name="c"', b"caf\xc3\xa9"))), "Ã©"),
 )  # fmt: skip
 
 PROBE_TARGET: Final = (
