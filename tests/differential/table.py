@@ -456,8 +456,9 @@ PROBE_FORM: Final = (
 PROBE_MULTIPART: Final = (
     # RFC 2046 §5.1.1 allows a quoted boundary (RFC 9110 §5.6.4 quoted-string).
     control("probe-mp-boundary-quoted", _mpt(b'multipart/form-data; boundary="XyZ"', multipart(_OK_PART)), form=[["ok", "fine"]]),
-    # RFC 9110 §5.6.4 quoted-pair: "Xy\Z" is XyZ; email.utils.unquote (python-multipart),
-    # Werkzeug's and Django's unquote keep "\Z": each looks for another delimiter.
+    # RFC 9110 §5.6.4 quoted-pair: "Xy\Z" is XyZ to Werkzeug (and was to the guard);
+    # python-multipart (email.utils.unquote) and Django keep "\Z", and Django finds
+    # "--Xy\Z" anywhere: the part hidden in the binary file reached it.
     refuse("probe-mp-boundary-quoted-pair", _mpt(b'multipart/form-data; boundary="Xy\\Z"', multipart(part(_FILE + b'"a.bin"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n", _BIN)))),
     refuse("probe-mp-boundary-quoted-pair-inverse", _mpt(b'multipart/form-data; boundary="Xy\\Z"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n")),
     # RFC 9110 §5.6.6: parameter names are case-insensitive; every parser folds them.
