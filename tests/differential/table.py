@@ -555,6 +555,10 @@ PROBE_TARGET: Final = (
     refuse("probe-target-plain-dotdot-semicolon", get(b"/static/..;/secret")),
     refuse("probe-target-plain-dotdot-backslash", get(b"/static/..\\secret")),
     refuse("probe-target-plain-dotdot-encoded-slash", get(b"/static/..%2Fsecret"), blind_on=("runserver-django",)),
+    # RFC 3986 §5.2.4: "." and ".." segments, half or wholly encoded.
+    refuse("probe-target-encoded-single-dot", get(b"/static/%2e/secret"), blind_on=("runserver-django",)),
+    refuse("probe-target-half-encoded-dotdot", get(b"/static/.%2e/secret")),
+    refuse("probe-target-upper-encoded-dotdot-end", get(b"/static/%2E%2E")),
     refuse("probe-target-encoded-semicolon-dotdot", get(b"/static/%2e%2e%3Bx/secret")),
     refuse("probe-target-encoded-question-overlong", get(b"/a%3F%C0%AF"), "À¯"),
     # CVE-2001-0333: double encoding of an overlong "/" and of "\".
