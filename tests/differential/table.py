@@ -384,5 +384,277 @@ MULTIPART_ATTACKS: Final = (
     either("F7-multipart-tiny-parts-2mib", _mp(*(part(b'name="a"', b"x") for _ in range(TINY_PARTS)))),
 )  # fmt: skip
 
+
+def _form(
+    body: bytes, content_type: bytes = b"application/x-www-form-urlencoded"
+) -> bytes:
+    return post(b"/f", _ctype(content_type), body)
+
+
+def _mpt(content_type: bytes, body: bytes) -> bytes:
+    return post(b"/upload", _ctype(content_type), body)
+
+
+def _cookies(*values: bytes) -> bytes:
+    return get(b"/c", tuple((b"Cookie", value) for value in values))
+
+
+_OVERLONG = b"\xc0\xaf"  # Table 3-7: C0 is never a lead byte ("/" in two bytes)
+_BIN = b"Content-Type: application/octet-stream"
+
+# Probes of parser differentials (urlencoded, multipart, request target, cookies):
+# each names what python-multipart (Starlette), Werkzeug (Flask) and Django do with it.
+PROBE_FORM: Final = (
+    # HTML 4 §B.2.2 suggested ";" as a separator; python-multipart 0.0.34, Werkzeug
+    # and Django (CVE-2021-23336: parse_qsl separator="&") split at "&" only.
+    refuse("probe-form-semicolon-overlong", _form(b"a=1;b=%C0%AF"), "À¯"),
+    control("probe-form-semicolon-clean", _form(b"a=x;b=%C3%A9")),
+    # HTML form-urlencoded parser: "+" is a space, inside a sequence too.
+    control("probe-form-plus", _form(b"a=x+%C3%A9+y"), form=[["a", "x é y"]]),
+    refuse("probe-form-plus-splits-sequence", _form(b"a=%C3+%A9")),
+    # RFC 3986 §2.1 pct-encoded = "%" HEXDIG HEXDIG; unquote keeps a bad "%" as is.
+    refuse("probe-form-trailing-percent", _form(b"a=x%")),
+    refuse("probe-form-truncated-escape", _form(b"a=%2")),
+    refuse("probe-form-double-percent", _form(b"a=%%41")),
+    refuse("probe-form-iis-u-escape", _form(b"a=%u00C0")),
+    # A second decode's work is the app's: the form holds the valid text "%C0%AF"
+    # (the query refuses it, probe-target-double-encoded-overlong-query; forms do not).
+    either("probe-form-double-encoded-overlong", _form(b"a=%25C0%25AF")),
+    # A field without "=": Werkzeug and Django keep it with "" (keep_blank_values).
+    refuse("probe-form-key-without-equals", _form(b"%C0%AF&a=1"), "À¯"),
+    control("probe-form-key-without-equals-clean", _form(b"flag&a=%C3%A9")),
+    refuse("probe-form-empty-key-overlong", _form(b"=%C0%AF&a=1"), "À¯"),
+    control("probe-form-empty-key-clean", _form(b"=x&a=%C3%A9")),
+    # Django's QueryDict decodes the body with request.encoding (the charset).
+    refuse("probe-form-charset-latin1", _form(b"a=%C3%A9", b"application/x-www-form-urlencoded; charset=latin-1"), "Ã©"),
+    refuse("probe-form-charset-iso-quoted", _form(b"a=%C3%A9", b'application/x-www-form-urlencoded; charset="ISO-8859-1"'), "Ã©"),
+    refuse("probe-form-charset-utf16", _form("a=é&b=<".encode("utf-16-le"), b"application/x-www-form-urlencoded; charset=utf-16")),
+    refuse("probe-form-charset-utf7-quoted-pair", _form(b"a=%2BADw-script%2BAD4-", b'application/x-www-form-urlencoded; charset="utf\\-7"'), "<script>"),
+    control("probe-form-charset-utf8-quoted-upper", _form(b"a=%C3%A9", b'application/x-www-form-urlencoded; charset="UTF-8"'), form=[["a", "é"]]),
+    # Python's codec registry: utf_8, u8 and cp65001 are UTF-8; fail closed is allowed.
+    either("probe-form-charset-cp65001", _form(b"a=%C3%A9", b"application/x-www-form-urlencoded; charset=cp65001"), form=[["a", "é"]]),
+    # RFC 9110 §8.3.1: type and subtype are case-insensitive; every parser folds them.
+    refuse("probe-form-media-type-upper", _form(b"a=%C0%AF", b"Application/X-WWW-Form-Urlencoded"), "À¯"),
+    # Starlette's request.json() and json.loads(request.body) read a body as JSON
+    # whatever its type (issue 11 F9): under the form type too.
+    refuse("probe-form-type-json-surrogate", post(b"/t", FORM, _SURROGATE_JSON)),
+    refuse("probe-form-type-json-fffe", post(b"/t", FORM, b'{"a": "\\uFFFE"}')),
+    refuse("probe-form-type-json-array", post(b"/t", FORM, b' ["\\ud800"]')),
+    # json.loads skips a UTF-8 BOM and reads UTF-16 (RFC 8259 §8.1 says UTF-8 only).
+    refuse("probe-form-type-json-bom", post(b"/t", FORM, b"\xef\xbb\xbf" + _SURROGATE_JSON)),
+    refuse("probe-form-type-json-utf16le", post(b"/t", FORM, _SURROGATE_JSON.decode().encode("utf-16-le"))),
+    # RFC 9112 §7.1: a chunked form, an escape split across chunks (runserver does
+    # not de-chunk: Django reads no body there).
+    refuse("probe-form-chunked-split-escape", http(b"POST", b"/f", FORM + CHUNKED, chunks(b"a=%C", b"0%AF"), length=False), "À¯", blind_on=("runserver-django",)),
+    refuse("probe-form-chunked-json", http(b"POST", b"/f", FORM + CHUNKED, chunks(b'{"a": "\\ud', b'800"}'), length=False), blind_on=("runserver-django",)),
+    # RFC 9110 §8.4: a coding the guard cannot undo on an inspected body is refused.
+    refuse("probe-form-gzip", post(b"/f", (*FORM, (b"Content-Encoding", b"gzip")), b"a=%C0%AF"), "À¯"),
+    either("probe-form-nul-value", _form(b"a=x%00y")),
+    refuse("probe-form-charset-field-latin1", _form(b"_charset_=iso-8859-1&a=%E9"), "\xe9"),
+)  # fmt: skip
+
+PROBE_MULTIPART: Final = (
+    # RFC 2046 §5.1.1 allows a quoted boundary (RFC 9110 §5.6.4 quoted-string).
+    control("probe-mp-boundary-quoted", _mpt(b'multipart/form-data; boundary="XyZ"', multipart(_OK_PART)), form=[["ok", "fine"]]),
+    # RFC 9110 §5.6.4 quoted-pair: "Xy\Z" is XyZ to Werkzeug (and was to the guard);
+    # python-multipart (email.utils.unquote) and Django keep "\Z", and Django finds
+    # "--Xy\Z" anywhere: the part hidden in the binary file reached it.
+    refuse("probe-mp-boundary-quoted-pair", _mpt(b'multipart/form-data; boundary="Xy\\Z"', multipart(part(_FILE + b'"a.bin"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n", _BIN)))),
+    refuse("probe-mp-boundary-quoted-pair-inverse", _mpt(b'multipart/form-data; boundary="Xy\\Z"', b"--Xy\\Z\r\n" + _EVIL + b"\r\n--Xy\\Z--\r\n")),
+    # RFC 9110 §5.6.6: parameter names are case-insensitive; every parser folds them.
+    control("probe-mp-boundary-name-upper", _mpt(b"multipart/form-data; BOUNDARY=XyZ", multipart(_OK_PART)), form=[["ok", "fine"]]),
+    control("probe-mp-boundary-webkit", _mpt(b"multipart/form-data; boundary=----WebKitFormBoundary7MA4YWxkTrZu0gW", multipart(_OK_PART, boundary=b"----WebKitFormBoundary7MA4YWxkTrZu0gW")), form=[["ok", "fine"]]),
+    either("probe-mp-boundary-quoted-semicolon", _mpt(b'multipart/form-data; boundary="a;b"', multipart(_OK_PART, boundary=b"a;b")), form=[["ok", "fine"]]),
+    either("probe-mp-boundary-over-70", _mpt(b"multipart/form-data; boundary=" + b"b" * 71, multipart(_OK_PART, boundary=b"b" * 71)), form=[["ok", "fine"]]),
+    refuse("probe-mp-boundary-comment", _mpt(b"multipart/form-data; boundary=XyZ (c)", multipart(part(b'name="c"', _FFFE)))),
+    # RFC 2046 §5.1.1: a boundary does not end in a space; quoted, one may.
+    either("probe-mp-boundary-trailing-space-quoted", _mpt(b'multipart/form-data; boundary="XyZ "', multipart(_OK_PART, boundary=b"XyZ ")), form=[["ok", "fine"]]),
+    either("probe-mp-boundary-trailing-space-unquoted", _mpt(b"multipart/form-data; boundary=XyZ \t", multipart(_OK_PART)), form=[["ok", "fine"]]),
+    # RFC 2046 §5.1.1 transport-padding (LWSP after the delimiter); refused by the guard.
+    refuse("probe-mp-transport-padding", _mp(_OK_PART).replace(b"--XyZ--", b"--XyZ \t\r\n" + _EVIL + b"\r\n--XyZ--")),
+    refuse("probe-mp-lf-header-block", post(b"/upload", MULTIPART, b'--XyZ\r\nContent-Disposition: form-data; name="c"\n\n' + _FFFE + b"\r\n--XyZ--\r\n")),
+    refuse("probe-mp-preamble-invalid", post(b"/upload", MULTIPART, _OVERLONG + b"\r\n" + multipart(_OK_PART)), "À¯"),
+    refuse("probe-mp-epilogue-invalid", post(b"/upload", MULTIPART, multipart(_OK_PART) + _OVERLONG), "À¯"),
+    # RFC 7578 §4.8, RFC 9110 §5.1: field names are case-insensitive.
+    control("probe-mp-header-lower-case", post(b"/upload", MULTIPART, b'--XyZ\r\ncontent-disposition: form-data; name="c"\r\n\r\n\xc3\xa9\r\n--XyZ--\r\n'), form=[["c", "é"]]),
+    refuse("probe-mp-duplicate-header-other-case", _mp(part(_FILE + b'"ok.txt"', b"x", b'content-disposition: form-data; name="f"; filename="inv\xe2\x80\xaetxt.exe"'))),
+    # RFC 9112 §5.1: no whitespace between a field name and ":"; Werkzeug strips it.
+    refuse("probe-mp-header-space-before-colon", post(b"/upload", MULTIPART, b'--XyZ\r\nContent-Disposition : form-data; name="f"; filename="inv\xe2\x80\xaetxt.exe"\r\n\r\nx\r\n--XyZ--\r\n')),
+    either("probe-mp-disposition-upper", post(b"/upload", MULTIPART, b'--XyZ\r\nContent-Disposition: FORM-DATA; NAME="c"\r\n\r\n\xc3\xa9\r\n--XyZ--\r\n'), form=[["c", "é"]]),
+    # RFC 8187 §3.2: ext-value; Werkzeug and Django decode it, python-multipart ignores it.
+    refuse("probe-mp-filename-star-bidi", _mp(part(b"name=\"f\"; filename*=UTF-8''inv%E2%80%AEtxt.exe", b"x"))),
+    refuse("probe-mp-filename-star-surrogate", _mp(part(b"name=\"f\"; filename*=utf-8''a%ED%A0%80.txt", b"x"))),
+    refuse("probe-mp-filename-star-truncated-escape", _mp(part(b"name=\"f\"; filename*=utf-8''a%E2%80.txt", b"x"))),
+    refuse("probe-mp-filename-star-bad-escape", _mp(part(b"name=\"f\"; filename*=utf-8''a%2", b"x"))),
+    refuse("probe-mp-filename-star-traversal", _mp(part(b"name=\"f\"; filename*=utf-8'en'%2e%2e%2fpasswd", b"x"))),
+    # One decode leaves "%2e%2e%2fpasswd": a valid name to utf8guard.paths too.
+    either("probe-mp-filename-star-double-encoded", _mp(part(b"name=\"f\"; filename*=utf-8''%252e%252e%252fpasswd", b"x"))),
+    either("probe-mp-filename-star-empty-charset", _mp(part(b"name=\"f\"; filename*=''caf%C3%A9.txt", b"x")), "Ã©"),
+    refuse("probe-mp-filename-star-no-quotes", _mp(part(b"name=\"f\"; filename*=a%C0%AF.txt", b"x")), "À¯"),
+    refuse("probe-mp-name-star-overlong", _mp(part(b"name*=utf-8''a%C0%AF", b"x")), "À¯"),
+    refuse("probe-mp-name-star-ff", _mp(part(b"name*=utf-8''a%FF", b"x"))),
+    refuse("probe-mp-cr-only-delimiters", post(b"/upload", MULTIPART, b'--XyZ\rContent-Disposition: form-data; name="c"\r\r' + _FFFE + b"\r--XyZ--\r")),
+    refuse("probe-mp-name-plain-and-star", _mp(part(b"name=\"c\"; name*=utf-8''a%C0%AF", b"x")), "À¯"),
+    refuse("probe-mp-filename-token-raw-invalid", _mp(part(b"name=\"f\"; filename=a\xc0\xaf.txt", b"x")), "À¯"),
+    control("probe-mp-name-token", post(b"/upload", MULTIPART, b"--XyZ\r\nContent-Disposition: form-data; name=c\r\n\r\n\xc3\xa9\r\n--XyZ--\r\n"), form=[["c", "é"]]),
+    # Django unescapes HTML character references in a filename (&#47; is "/").
+    refuse("probe-mp-filename-hex-references-traversal", _mp(part(_FILE + b'"&#x2E;&#x2E;&#x2F;passwd"', b"x"))),
+    refuse("probe-mp-filename-reference-bidi", _mp(part(_FILE + b'"inv&#8238;txt.exe"', b"x"))),
+    refuse("probe-mp-filename-reference-surrogate", _mp(part(_FILE + b'"a&#xD800;.txt"', b"x"))),
+    refuse("probe-mp-filename-reference-nul", _mp(part(_FILE + b'"a&#0;.txt"', b"x"))),
+    # html.unescape (Django's reading) raises ValueError past 4300 decimal digits
+    # (CPython's int limit, CVE-2020-10735).
+    either("probe-mp-filename-reference-huge-decimal", _mp(part(_FILE + b'"a&#' + b"1" * 5000 + b';.txt"', b"x"))),
+    # RFC 7578 §4.2 forbids RFC 2047 encoded-words; no parser decodes them ("?" is
+    # reserved on Windows).
+    either("probe-mp-filename-rfc2047", _mp(part(_FILE + b'"=?utf-8?B?Li4vZXRjL3Bhc3N3ZA==?="', b"x"))),
+    either("probe-mp-filename-percent-overlong", _mp(part(_FILE + b'"%C0%AF.txt"', b"x")), "À¯"),
+    # RFC 7578 §4.2 via RFC 2183 §2: parameter names are case-insensitive; a parser
+    # that missed "FILENAME" would read this binary file as a text field (none does).
+    control("probe-mp-filename-upper-binary", _mp(part(b'name="c"; FILENAME="a.bin"', _OVERLONG, _BIN)), files=[["c", "a.bin", "c0af"]]),
+    refuse("probe-mp-name-upper-field-invalid", _mp(part(b'NAME="c"', _OVERLONG)), "À¯"),
+    refuse("probe-mp-json-field-surrogate", _mp(part(b'name="j"', _SURROGATE_JSON, b"Content-Type: application/json"))),
+    refuse("probe-mp-part-content-type-upper-utf7", _mp(part(b'name="c"', SCRIPT, b"CONTENT-TYPE: text/plain; charset=utf-7")), "<script>"),
+    # RFC 7578 §4.7 deprecates Content-Transfer-Encoding; Django decodes base64.
+    refuse("probe-mp-cte-quoted-printable", _mp(part(b'name="c"', b"=C0=AF", b"Content-Transfer-Encoding: quoted-printable"))),
+    refuse("probe-mp-cte-base64-upper", _mp(part(b'name="c"', b"wK8=", b"content-transfer-encoding: BASE64")), "À¯"),
+    # RFC 7578 §4.2 and RFC 8187 §4.2: Werkzeug and Django prefer filename*,
+    # python-multipart reads filename alone; a repeated parameter, first or last.
+    refuse("probe-mp-filename-and-star-bidi", _mp(part(b"name=\"f\"; filename=\"ok.txt\"; filename*=utf-8''inv%E2%80%AEtxt.exe", b"x"))),
+    refuse("probe-mp-filename-twice-bidi", _mp(part(b'name="f"; filename="ok.txt"; filename="inv\xe2\x80\xaetxt.exe"', b"x"))),
+    # Werkzeug reads %22 as '"' in a filename; other escapes stay as sent.
+    either("probe-mp-filename-percent-slash", _mp(part(_FILE + b'"a%2F..%2Fb"', b"x"))),
+    refuse("probe-mp-part-header-invalid-utf8", _mp(part(b'name="c"', b"x", b"X-Note: \xc0\xaf")), "À¯"),
+    # RFC 7578 §4.4: a part may name a charset; the frameworks decode fields with the
+    # request's (Starlette: Latin-1 for a name codecs does not know; codecs reads
+    # "utf\-8" as utf_8): the guard allows only UTF-8, and no backslash in the name.
+    refuse("probe-mp-part-charset-latin1", _mp(part(b'name="c"', b"caf\xc3\xa9", b"Content-Type: text/plain; charset=iso-8859-1")), "Ã©"),
+    refuse("probe-mp-part-charset-utf16", _mp(part(b'name="c"', "<é>".encode("utf-16-le"), b"Content-Type: text/plain; charset=utf-16-le"))),
+    refuse("probe-mp-part-charset-quoted-pair", _mp(part(b'name="c"', SCRIPT, b'Content-Type: text/plain; charset="utf\\-7"')), "<script>"),
+    refuse("probe-mp-request-charset-quoted-pair", post(b"/upload", _ctype(b'multipart/form-data; boundary=XyZ; charset="utf\\-8"'), multipart(part(b'name="c"', b"caf\xc3\xa9"))), "Ã©"),
+)  # fmt: skip
+
+PROBE_TARGET: Final = (
+    # RFC 9112 §3.2.2: absolute-form; the server takes the path from the URI.
+    refuse("probe-target-absolute-overlong", get(b"http://t/a%C0%AFb"), "À¯"),
+    refuse("probe-target-absolute-dotdot", get(b"http://t/static/%2e%2e/secret")),
+    # The authority is no part of the path: httptools, Gunicorn and Werkzeug drop it.
+    either("probe-target-absolute-userinfo-overlong", get(b"http://%C0%AF@t/a"), "À¯"),
+    # Issue 11 §8: raw bytes over 0x7F anywhere in the target (servers refuse them).
+    refuse("probe-target-absolute-host-raw-invalid", get(b"http://t\xc0\xaf/a"), "À¯"),
+    refuse("probe-target-absolute-userinfo-raw-invalid", get(b"http://\xc0\xaf@t/a"), "À¯"),
+    # RFC 9112 §3.2: no fragment in a request-target; servers cut it or keep it:
+    # h11 and wsgiref keep "#..." in the path (the guard refuses it there);
+    # httptools, Gunicorn and Werkzeug drop it from the path and query.
+    either("probe-target-fragment-overlong", get(b"/a#%C0%AF"), "À¯"),
+    either("probe-target-query-fragment-overlong", get(b"/q?x=1#%C0%AF"), "À¯"),
+    # RFC 3986 §3.3: ";" path parameters are data to Starlette, Werkzeug and Django.
+    refuse("probe-target-path-param-overlong", get(b"/a;x=%C0%AF/b"), "À¯"),
+    control("probe-target-path-param-clean", get(b"/ctl/a;v=caf%C3%A9"), path="/ctl/a;v=café"),
+    # Orange Tsai, "Breaking Parser Logic" (2018): Tomcat strips ";" parameters.
+    refuse("probe-target-plain-dotdot-semicolon", get(b"/static/..;/secret")),
+    refuse("probe-target-plain-dotdot-backslash", get(b"/static/..\\secret")),
+    refuse("probe-target-plain-dotdot-encoded-slash", get(b"/static/..%2Fsecret"), blind_on=("runserver-django",)),
+    # RFC 3986 §5.2.4: "." and ".." segments, half or wholly encoded.
+    refuse("probe-target-encoded-single-dot", get(b"/static/%2e/secret"), blind_on=("runserver-django",)),
+    refuse("probe-target-half-encoded-dotdot", get(b"/static/.%2e/secret")),
+    refuse("probe-target-upper-encoded-dotdot-end", get(b"/static/%2E%2E")),
+    refuse("probe-target-encoded-semicolon-dotdot", get(b"/static/%2e%2e%3Bx/secret")),
+    refuse("probe-target-encoded-question-overlong", get(b"/a%3F%C0%AF"), "À¯"),
+    # CVE-2001-0333: double encoding of an overlong "/" and of "\".
+    refuse("probe-target-double-encoded-overlong", get(b"/a%25C0%25AFb"), path="%C0%AF"),
+    refuse("probe-target-double-encoded-overlong-query", get(b"/q?x=%25C0%25AF"), query="%C0%AF"),
+    refuse("probe-target-double-encoded-backslash", get(b"/a%255cb"), path="%5c"),
+    # The query as a form: WHATWG URL and parse_qsl split at "&" only.
+    refuse("probe-query-semicolon-overlong", get(b"/q?a=1;b=%C0%AF"), "À¯"),
+    refuse("probe-query-key-without-equals", get(b"/q?%C0%AF"), "À¯"),
+    refuse("probe-query-plus-splits-sequence", get(b"/q?a=%C3+%A9")),
+    refuse("probe-query-iis-u-escape", get(b"/q?a=%u00C0")),
+    refuse("probe-query-trailing-percent", get(b"/q?a=x%")),
+    # RFC 3986 §2.1 in the path: a "%" that starts no pct-encoded triplet.
+    refuse("probe-path-trailing-percent", get(b"/a%")),
+    refuse("probe-path-percent-non-hex", get(b"/a%G0b")),
+    refuse("probe-path-percent-percent-overlong", get(b"/a%%C0%AF")),
+    # RFC 6455 §4.1: an upgrade is a GET; ASGI servers make it a websocket scope.
+    refuse("probe-websocket-upgrade-path-overlong", get(b"/ws%C0%AF", ((b"Upgrade", b"websocket"), (b"Connection", b"Upgrade"), (b"Sec-WebSocket-Key", b"dGhlIHNhbXBsZSBub25jZQ=="), (b"Sec-WebSocket-Version", b"13"))), "À¯"),
+    control("probe-path-encoded-space", get(b"/ctl/a%20b"), path="/ctl/a b"),
+    refuse("probe-path-double-slash-overlong", get(b"//%C0%AF"), "À¯"),
+    refuse("probe-host-raw-invalid", http(b"GET", b"/h", ((b"X-Y", b"1"),)).replace(b"Host: t", b"Host: t\xc0\xaf"), "À¯"),
+    refuse("probe-target-encoded-slash-lower", get(b"/a%2fb"), blind_on=("runserver-django",)),
+)  # fmt: skip
+
+PROBE_COOKIES: Final = (
+    # RFC 6265 §5.4: one Cookie field; servers join repeats (ASGI keeps both).
+    refuse("probe-cookie-two-headers-overlong", _cookies(b"a=1", b"b=" + _OVERLONG), "À¯"),
+    refuse("probe-cookie-two-headers-octal", _cookies(b"a=1", b'b="\\357\\277\\276"')),
+    # http.cookies._unquote and Werkzeug's _cookie_unslash: \" is a quote.
+    control("probe-cookie-quoted-escaped-quote", _cookies(b'a="x\\"y"; b=caf\xc3\xa9'), cookies=[["a", 'x"y'], ["b", "café"]]),
+    # An octal escape above \177: 'Ã©' to http.cookies, 'é' to Werkzeug.
+    refuse("probe-cookie-octal-utf8", _cookies(b'a="\\303\\251"'), "Ã©"),
+    refuse("probe-cookie-octal-in-unquoted", _cookies(b"a=\\303\\251"), "Ã©"),
+    # Starlette and Werkzeug give the name as Latin-1 ("cafÃ©"), Django as "café".
+    control("probe-cookie-name-utf8", _cookies(b"caf\xc3\xa9=1")),
+    refuse("probe-cookie-name-overlong", _cookies(b"a\xc0\xaf=1"), "À¯"),
+    refuse("probe-cookie-name-surrogate", _cookies(b"a\xed\xa0\x80=1")),
+    refuse("probe-cookie-quoted-semicolon-overlong", _cookies(b'a="x;b=\xc0\xaf"'), "À¯"),
+    refuse("probe-cookie-octal-lf", _cookies(b'a="x\\012y"')),
+    refuse("probe-cookie-raw-del", _cookies(b"a=x\x7fy")),
+    refuse("probe-cookie-version-octal-utf8", _cookies(b'$Version=1; a="\\303\\251"'), "Ã©"),
+    either("probe-cookie-trailing-backslash", _cookies(b'a="x\\"; b=1')),
+    refuse("probe-cookie-octal-in-name", _cookies(b"a\\303\\251=1"), "Ã©"),
+    # Unicode ch. 23.1: C1 controls are controls; valid UTF-8 all the same.
+    refuse("probe-cookie-raw-c1-nel", _cookies(b"a=x\xc2\x85y")),
+    refuse("probe-cookie-octal-c1", _cookies(b'a="x\\302\\205y"')),
+    # Werkzeug's parse_cookie keeps ";" inside quotes, http.cookies splits there.
+    refuse("probe-cookie-quoted-semicolon-octal", _cookies(b'a="x;b=\\303\\251"'), "Ã©"),
+    refuse("probe-cookie-comma-separated-octal", _cookies(b'a=1, b="\\300\\257"'), "À¯"),
+)  # fmt: skip
+
+# Probes of the request as a whole: framing, methods, normalize mode, and the
+# Content-Type charset Django decodes the query with.
+PROBE_REQUEST: Final = (
+    # RFC 9110 §8.6 Content-Length = 1*DIGIT: past 4300 digits CPython's int()
+    # raises ValueError (CVE-2020-10735), leading zeros included.
+    either("probe-content-length-5000-digits", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"9" * 5000)), b"{}", length=False)),
+    either("probe-content-length-leading-zeros", http(b"POST", b"/t", (*JSON, (b"Content-Length", b"0" * 5000 + b"2")), b"{}", length=False)),
+    # json.loads raises ValueError past 4300 digits and RecursionError when deep:
+    # no framework may turn either into a 500.
+    either("probe-json-number-5000-digits", post(b"/model", JSON, b'{"a": ' + b"1" * 5000 + b"}")),
+    either("probe-json-nested-100000", post(b"/model", JSON, b"[" * 100000 + b"]" * 100000)),
+    # RFC 9112 §6.1: chunked last; no server here decodes gzip, nor does any framework.
+    either("probe-te-gzip-chunked", http(b"POST", b"/t", (*JSON, (b"Transfer-Encoding", b"gzip, chunked")), chunks(_SURROGATE_JSON), length=False)),
+    # RFC 9110 §8.3.2: charset names are case-insensitive (parameter names too).
+    refuse("probe-content-type-charset-upper-utf7", post(b"/upload", _ctype(b"multipart/form-data; boundary=XyZ; CHARSET=UTF-7"), multipart(part(b'name="c"', SCRIPT))), "<script>"),
+    # RFC 9112 §2.3: HTTP/1.0, no Host.
+    refuse("probe-http10-no-host-overlong", b"GET /a%C0%AFb HTTP/1.0\r\n\r\n", "À¯"),
+    # RFC 9112 §5.2: obs-fold; a server unfolds it (h11) or refuses it.
+    refuse("probe-header-obs-fold-overlong", get(b"/h", ((b"X-A", b"ok\r\n \xc0\xaf"),)), "À¯"),
+    # Normalize mode repairs invalid UTF-8 to U+FFFD; an escape is no UTF-8 to repair.
+    Row("probe-normalize-json-surrogate-escape", post(b"/normalize/t", JSON, _SURROGATE_JSON), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-form-type-json-surrogate", post(b"/normalize/t", FORM, _SURROGATE_JSON), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-text-json-fffe-escape", post(b"/normalize/t", TEXT, b'{"a": "\\uFFFE"}'), Expect.EITHER, fffd_ok=True),
+    Row("probe-normalize-form-overlong", post(b"/normalize/f", FORM, b"a=%C0%AF"), Expect.EITHER, ("À¯",), fffd_ok=True),
+    Row("probe-normalize-multipart-raw-overlong", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"))), Expect.EITHER, ("À¯",), fffd_ok=True),
+    # A repair of the whole body must not touch a binary file part (RFC 7578 §4.4).
+    Row("probe-normalize-multipart-field-and-png", post(b"/normalize/upload", MULTIPART, multipart(part(b'name="c"', b"a\xc0\xafb"), part(_FILE + b'"p.png"', PNG, b"Content-Type: image/png"))), Expect.EITHER, ("À¯",), echo={"files": [["f", "p.png", PNG.hex()]]}, fffd_ok=True),
+    Row("probe-normalize-text-overlong", post(b"/normalize/t", TEXT, b"a\xc0\xafb"), Expect.EITHER, ("À¯",), fffd_ok=True),
+    # Django decodes request.GET with request.encoding, the Content-Type's charset
+    # whatever the media type (HttpRequest._set_content_type_params), body or not.
+    refuse("probe-query-utf7-via-text-charset-get", get(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"text/plain; charset=utf-7")), "<script>"),
+    refuse("probe-query-utf7-via-binary-charset-get", get(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"application/octet-stream; charset=utf-7")), "<script>"),
+    refuse("probe-query-utf7-via-binary-charset-post", post(b"/q?x=%2BADw-script%2BAD4-", _ctype(b"image/png; charset=utf-7"), PNG), "<script>"),
+    refuse("probe-query-latin1-via-binary-charset", get(b"/q?x=caf%C3%A9", _ctype(b"application/octet-stream; charset=latin-1")), "cafÃ©"),
+    # RFC 9110 §9.3.1: a GET body has no defined meaning, but request.json() reads it.
+    refuse("probe-get-body-json-surrogate", http(b"GET", b"/t", JSON, _SURROGATE_JSON)),
+    refuse("probe-put-body-json-surrogate", http(b"PUT", b"/t", JSON, _SURROGATE_JSON)),
+    # RFC 9110 §9.1: methods are case-sensitive; Django's view takes any method.
+    refuse("probe-lowercase-method-json-surrogate", http(b"post", b"/t", JSON, _SURROGATE_JSON)),
+    refuse("probe-unknown-method-form-overlong", http(b"FOO", b"/t", FORM, b"a=%C0%AF"), "À¯"),
+)  # fmt: skip
+
+PROBES: Final = (
+    PROBE_FORM + PROBE_MULTIPART + PROBE_TARGET + PROBE_COOKIES + PROBE_REQUEST
+)
+
 #: Every row; ids are unique (test_oracle checks).
-ROWS: Final = CONTROLS + HEAD_ATTACKS + BODY_ATTACKS + MULTIPART_ATTACKS
+ROWS: Final = CONTROLS + HEAD_ATTACKS + BODY_ATTACKS + MULTIPART_ATTACKS + PROBES

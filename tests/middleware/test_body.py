@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from utf8guard import STRICT, Policy
@@ -167,7 +169,7 @@ DISPATCH_CASES = [
     (
         "form",
         [(b"content-type", b"application/x-www-form-urlencoded")],
-        "FormInspector",
+        "_FormAndJson",
     ),
     (
         "multipart",
@@ -178,7 +180,7 @@ DISPATCH_CASES = [
     (
         "binary-utf16",
         [(b"content-type", b"application/octet-stream; charset=utf-16")],
-        "SniffingInspector binary",
+        "unsupported_charset",
     ),
     ("none", [], "SniffingInspector"),
     ("utf7", [(b"content-type", b"text/plain; charset=utf-7")], "unsupported_charset"),
@@ -227,3 +229,62 @@ def test_body_inspector_dispatch(
         assert f"{type(got).__name__}{' binary' if got.binary else ''}" == expected
     else:
         assert (None if got is None else type(got).__name__) == expected
+
+
+FORM = [(b"content-type", b"application/x-www-form-urlencoded")]
+
+
+def _bad_code_points(text: str) -> list[int]:
+    """Surrogates (Unicode ch. 3 D71) and noncharacters (ch. 23.7) in ``text``."""
+    return [
+        ord(c)
+        for c in text
+        if 0xD800 <= ord(c) <= 0xDFFF
+        or 0xFDD0 <= ord(c) <= 0xFDEF
+        or ord(c) & 0xFFFE == 0xFFFE
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        (b'{"a": "\\ud800"}', "json_surrogate_escape"),
+        (b' ["\\udc00"]', "json_surrogate_escape"),
+        (b'\r\n{"a": "\\uFFFE"}', "noncharacter"),
+    ],
+    ids=["object-surrogate", "array-low-surrogate", "noncharacter"],
+)
+def test_form_body_read_as_json_gets_the_json_checks(body: bytes, kind: str) -> None:
+    # Issue 11 F9: json.loads (Starlette's request.json(), Django apps) reads a body
+    # as JSON whatever its Content-Type, and a form body here holds no "%" escape
+    # for the form check to find.
+    assert _bad_code_points(json.dumps(json.loads(body), ensure_ascii=False))
+    escape = body.index(b"\\u")
+    for chunks in splits(body):
+        inspector = body_inspector(FORM, CONFIG)
+        assert inspector is not None
+        assert not isinstance(inspector, Finding)
+        assert run(inspector, chunks) == [(kind, escape)], chunks
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b'{"a": "\xc3\xa9 \\u00e9 \\ud834\\udd1e"}', []),
+        (b"a=%C3%A9&b=%7B", []),
+        # Not JSON to json.loads: the form check alone, each finding once.
+        (b"a=%C0%AF", [("overlong", 2)]),
+        # JSON whose form reading holds an overlong "/": both readings checked.
+        (b'{"a%C0%AF": "\\ud800"}', [("overlong", 3), ("json_surrogate_escape", 13)]),
+    ],
+    ids=["clean-json", "clean-form", "form-overlong", "both"],
+)
+def test_form_body_gets_both_readings(
+    body: bytes, expected: list[tuple[str, int]]
+) -> None:
+    for chunks in splits(body):
+        inspector = body_inspector(FORM, CONFIG)
+        assert inspector is not None
+        assert not isinstance(inspector, Finding)
+        assert run(inspector, chunks) == expected, chunks
+        assert inspector.checked == len(body)

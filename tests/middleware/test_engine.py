@@ -8,6 +8,7 @@ import pytest
 
 from utf8guard.middleware import GuardConfig, Location, RequestKind
 from utf8guard.middleware._engine import (
+    MAX_CONTENT_LENGTH,
     MAX_FINDINGS,
     BodyCheck,
     check_head,
@@ -128,6 +129,12 @@ def test_body_findings_beyond_the_report_limit_still_decide() -> None:
         (b"5\n", None),  # not OWS
         ("\u0665".encode(), None),  # ARABIC-INDIC DIGIT FIVE: no ASCII DIGIT
         (b"\xb2", None),  # SUPERSCRIPT TWO in Latin-1
+        # §8.6: "anticipate potentially large decimal numerals"; CPython's int()
+        # raises past 4300 digits. Leading zeros are digits like any other.
+        (b"0" * 5000 + b"2", 2),
+        (b"9" * 18, 10**18 - 1),
+        (b"1" + b"0" * 18, MAX_CONTENT_LENGTH),
+        (b"9" * 5000, MAX_CONTENT_LENGTH),
     ],
 )
 def test_content_length_is_1_digit(value: bytes, expected: int | None) -> None:

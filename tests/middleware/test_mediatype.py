@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from email.message import Message
+from urllib.parse import parse_qsl
 
 import pytest
 
@@ -50,6 +51,19 @@ REFUSED = [
         b"multipart/form-data; boundary=a; boundary=b",
         "unsupported_charset",
     ),
+    # RFC 9110 §5.6.4 undoes any quoted-pair; email.utils.unquote (python-multipart)
+    # and Django only \\ and \": a quoted-pair of any other byte is read two ways.
+    (
+        "boundary-quoted-pair",
+        b'multipart/form-data; boundary="Xy\\Z"',
+        "unsupported_charset",
+    ),
+    (
+        "boundary-quoted-pair-x",
+        b'multipart/form-data; boundary="a\\\\\\Z"',
+        "unsupported_charset",
+    ),
+    ("charset-quoted-pair", b'text/plain; charset="utf\\-8"', "unsupported_charset"),
     ("charset-utf7", b"text/plain; charset=utf-7", "unsupported_charset"),
     ("ndjson-utf16", b"application/x-ndjson; charset=utf-16", "unsupported_charset"),
 ]
@@ -64,12 +78,59 @@ def test_refused_content_types(value: bytes, kind: str) -> None:
     assert got.kind.value == kind
 
 
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        b"application/octet-stream; charset=utf-7",
+        b"image/png; charset=UTF-7",
+        b"application/xml; charset=utf-16",
+        b"application/octet-stream; charset=latin-1",
+    ],
+)
+def test_binary_types_declare_no_other_charset(content_type: bytes) -> None:
+    # Django decodes request.GET with any Content-Type's charset: parse_qsl(query,
+    # encoding=request.encoding), so the query below is "<script>" under UTF-7.
+    assert parse_qsl("x=%2BADw-script%2BAD4-", encoding="utf-7") == [("x", "<script>")]
+    refused = body_inspector([(b"content-type", content_type)], GuardConfig())
+    assert isinstance(refused, Finding)
+    assert refused.kind.value == "unsupported_charset"
+
+
+def test_binary_types_may_declare_utf8() -> None:
+    for value in (b"image/png", b"application/octet-stream; charset=UTF-8"):
+        got = body_inspector([(b"content-type", value)], GuardConfig())
+        assert isinstance(got, SniffingInspector)
+        assert got.binary
+
+
 def test_python_reads_the_rfc2231_charset_the_guard_refuses() -> None:
     # The independent reading: the stdlib's RFC 2231 decoder finds UTF-7 there.
     message = Message()
     message["Content-Type"] = "text/plain; charset*=utf-8''utf-7"
     assert message.get_content_charset() == "utf-7"
     assert extended_parameter({"charset*": "utf-8''utf-7"}) is not None
+
+
+def test_stdlib_keeps_the_backslash_rfc_9110_drops() -> None:
+    # python-multipart parses Content-Type with email.message; RFC 9110 §5.6.4 reads
+    # "Xy\\Z" as XyZ (Werkzeug does): two boundaries, so the guard reads neither.
+    message = Message()
+    message["Content-Type"] = 'multipart/form-data; boundary="Xy\\Z"'
+    assert message.get_param("boundary") == "Xy\\Z"
+    assert parse_media_type(b'multipart/form-data; boundary="Xy\\Z"') is None
+
+
+@pytest.mark.parametrize(
+    ("quoted", "value"),
+    [(b'"a b;c"', "a b;c"), (b'"a\\\\b"', "a\\b"), (b'"a\\"b\\\\"', 'a"b\\')],
+)
+def test_quoted_pairs_every_parser_reads_alike(quoted: bytes, value: str) -> None:
+    # \\ and \" are undone by RFC 9110 §5.6.4 and by email.utils.unquote alike.
+    header = b"multipart/form-data; boundary=" + quoted
+    message = Message()
+    message["Content-Type"] = header.decode()
+    assert message.get_param("boundary") == value
+    assert parse_media_type(header) == ("multipart/form-data", {"boundary": value})
 
 
 def test_repeated_parameter_is_malformed() -> None:
@@ -110,10 +171,10 @@ def test_inspect_all_bodies_checks_binary_types_as_text() -> None:
         "unexpected_continuation"
     ]
     declared = [(b"content-type", b"application/octet-stream; charset=utf-16")]
-    assert isinstance(body_inspector(declared, GuardConfig()), SniffingInspector)
-    refused = body_inspector(declared, GuardConfig(inspect_all_bodies=True))
-    assert isinstance(refused, Finding)
-    assert refused.kind.value == "unsupported_charset"
+    for config in (GuardConfig(), GuardConfig(inspect_all_bodies=True)):
+        refused = body_inspector(declared, config)
+        assert isinstance(refused, Finding)
+        assert refused.kind.value == "unsupported_charset"
     with pytest.raises(TypeError, match="inspect_all_bodies must be a bool"):
         GuardConfig(inspect_all_bodies=1)  # type: ignore[arg-type]  # the point
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import itertools
 from urllib.parse import quote
 
@@ -87,6 +88,15 @@ MULTIPART_CASES = [
         "part-charset",
         multipart(field(b"f", b"x", b"\r\nContent-Type: text/plain; charset=utf-16")),
         [("f", "unsupported_charset", 7)],
+    ),
+    (
+        # RFC 9110 §5.6.4 reads "utf-8"; python-multipart (Starlette decodes the
+        # field with it) and Django keep the backslash
+        "part-charset-quoted-pair",
+        multipart(
+            field(b"f", b"x", b'\r\nContent-Type: text/plain; charset="utf\\-8"')
+        ),
+        [("f", "malformed_multipart", 7)],
     ),
     (
         "part-base64",
@@ -725,7 +735,26 @@ REFERENCE_CASES = [
     ("rlo", b"inv&#x202E;txt.exe", "bidi_control"),
     ("named", b"a&sol;b", "separator"),
     ("ampersand", b"R&amp;D &copy; 2024.txt", None),
+    # HTML §13.2.5.80: references to NUL, a surrogate or past U+10FFFF are read as
+    # U+FFFD (test_references_to_no_character_read_as_replacement), by kind.
+    ("nul", b"a&#0;.txt", "nul"),
+    ("nul-hex-zeros", b"a&#x0000;.txt", "nul"),
+    ("surrogate", b"a&#xD800;.txt", "surrogate"),
+    ("low-surrogate-decimal", b"a&#57343;.txt", "surrogate"),
+    ("past-10ffff", b"a&#x110000;.txt", "out_of_range"),
+    ("many-digits", b"a&#" + b"9" * 40 + b";.txt", "out_of_range"),
+    ("many-leading-zeros", b"a&#x" + b"0" * 40 + b"e9;.txt", None),
+    # a noncharacter reference is dropped: Django reads "a.txt"
+    ("noncharacter-dropped", b"a&#x10FFFF;.txt", None),
 ]
+
+
+@pytest.mark.parametrize(
+    "name", [b"a&#0;.txt", b"a&#xD800;.txt", b"a&#57343;.txt", b"a&#x110000;.txt"]
+)
+def test_references_to_no_character_read_as_replacement(name: bytes) -> None:
+    # The oracle: CPython's html.unescape, Django's reading of a filename.
+    assert html.unescape(name.decode()) == "a\ufffd.txt"
 
 
 @pytest.mark.parametrize(

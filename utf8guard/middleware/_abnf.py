@@ -55,6 +55,8 @@ PARAMETER: Final = re.compile(
 )
 #: RFC 9110 §8.3.1: type "/" subtype, with optional whitespace around.
 MEDIA_TYPE: Final = re.compile(rb"\s*(" + TOKEN + rb"/" + TOKEN + rb")\s*")
+#: RFC 9110 §5.6.4: quoted-pair = "\\" ( HTAB / SP / VCHAR / obs-text ).
+_QUOTED_PAIR: Final = re.compile(rb"\\(.)", re.DOTALL)
 # Content-Type parameters as servers and frameworks read them: space around "=" is
 # allowed (every parser tested strips it there).
 _LENIENT_PARAMETER: Final = re.compile(
@@ -68,7 +70,10 @@ def parameters(value: bytes, pos: int) -> dict[str, bytes] | None:
 
     Names are lower-cased; a quoted value is unquoted (quoted-pair undone). A name
     given twice (in any case) is malformed: RFC 9110 §5.6.6 does not say which one
-    counts, and parsers differ (fail closed).
+    counts, and parsers differ (fail closed). So is a quoted-pair other than ``\\\\``
+    and ``\\"``: RFC 9110 §5.6.4 (and Werkzeug) undo any, but ``email.utils.unquote``
+    (python-multipart) and Django only those two, so ``boundary="Xy\\Z"`` is ``XyZ``
+    to one and ``Xy\\Z`` to the other.
     """
     params: dict[str, bytes] = {}
     while pos < len(value):
@@ -77,8 +82,10 @@ def parameters(value: bytes, pos: int) -> dict[str, bytes] | None:
             return None
         raw = param.group(2)
         if raw.startswith(b'"'):
-            # RFC 9110 §5.6.4: quoted-pair = "\\" ( HTAB / SP / VCHAR / obs-text )
-            raw = re.sub(rb"\\(.)", rb"\1", raw[1:-1], flags=re.DOTALL)
+            raw = raw[1:-1]
+            if any(c not in b'\\"' for c in _QUOTED_PAIR.findall(raw)):
+                return None
+            raw = _QUOTED_PAIR.sub(rb"\1", raw)
         name = param.group(1).decode("ascii").lower()
         if name in params:
             return None

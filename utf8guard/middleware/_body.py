@@ -79,12 +79,14 @@ def _kind(
     refused = extended_parameter(params)
     if refused is not None:
         return refused
-    kind = media_kind(media_type)
-    if kind is None and not inspect_all:
-        # A binary type's charset is ignored: nothing decodes such a body by it.
-        return "binary", b""
+    # Issue 11 §3: one charset, on every media type. Django decodes request.GET with
+    # the charset of any Content-Type (request.encoding), binary or bodiless too:
+    # "?x=%2BADw-" is "<" under "application/octet-stream; charset=utf-7".
     if params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
         return RequestKind.UNSUPPORTED_CHARSET
+    kind = media_kind(media_type)
+    if kind is None and not inspect_all:
+        return "binary", b""
     if kind is None or kind == "text":
         return "sniff", b""
     boundary = params.get("boundary", "").encode("latin-1")
@@ -107,5 +109,29 @@ def inspector_for(
     if kind == "json":
         return JsonInspector(config.policy)
     if kind == "form":
-        return FormInspector(config.policy)
+        sniff = SniffingInspector(config.policy, binary=True)
+        return _FormAndJson(FormInspector(config.policy), sniff)
     return MultipartInspector(boundary, config)
+
+
+class _FormAndJson:
+    """A form body: checked as a form, and as JSON too when it starts like JSON.
+
+    ``request.json()`` (Starlette) and ``json.loads(request.body)`` read a body as
+    JSON whatever its Content-Type says (issue 11 F9), the form type included, while
+    Werkzeug and Django parse the same body as a form.
+    """
+
+    def __init__(self, form: FormInspector, sniff: SniffingInspector) -> None:
+        self._form = form
+        self._sniff = sniff
+
+    @property
+    def checked(self) -> int:
+        return min(self._form.checked, self._sniff.checked)
+
+    def feed(self, chunk: bytes) -> list[Finding]:
+        return self._form.feed(chunk) + self._sniff.feed(chunk)
+
+    def finish(self) -> list[Finding]:
+        return self._form.finish() + self._sniff.finish()

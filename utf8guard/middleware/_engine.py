@@ -28,6 +28,10 @@ __all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head", "content_le
 MAX_FINDINGS: Final = 16
 #: RFC 9110 §5.6.3: OWS = *( SP / HTAB ), stripped around a field value.
 _OWS: Final = b" \t"
+#: Content-Length digits read as a number; longer values (an exabyte and more, past
+#: every body limit) read as MAX_CONTENT_LENGTH.
+_LENGTH_DIGITS: Final = 18
+MAX_CONTENT_LENGTH: Final = 10**_LENGTH_DIGITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,10 +251,18 @@ def content_length(value: bytes) -> int | None:
     RFC 9110 §8.6: ``Content-Length = 1*DIGIT``, ASCII digits only (no sign, no list,
     no other script's digits), after the OWS around a field value (§5.5). The one
     parser of the field: the framing check, the declared size, WSGI's
-    ``CONTENT_LENGTH``.
+    ``CONTENT_LENGTH``. §8.6: a recipient "MUST anticipate potentially large decimal
+    numerals and prevent parsing errors due to integer conversion overflows": CPython's
+    ``int()`` raises past 4300 digits (CVE-2020-10735), so a value of more than
+    18 significant digits reads as ``MAX_CONTENT_LENGTH``, above every limit.
     """
     digits = value.strip(_OWS)
-    return int(digits) if digits.isdigit() else None
+    if not digits.isdigit():
+        return None
+    significant = digits.lstrip(b"0")
+    if len(significant) > _LENGTH_DIGITS:
+        return MAX_CONTENT_LENGTH
+    return int(significant or b"0")
 
 
 def _declared_length(headers: Sequence[tuple[bytes, bytes]]) -> int | None:

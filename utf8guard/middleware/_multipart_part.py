@@ -49,6 +49,8 @@ MAX_CHARSET_BYTES: Final = 16
 _HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: RFC 7578 §4.2: each part's disposition type is form-data.
 _FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
+#: HTML §13.2.5.73-80: a numeric character reference, "&#" digits or "&#x" hex digits.
+_NUMERIC_REFERENCE: Final = re.compile(r"&#(?:[xX]([0-9A-Fa-f]+)|([0-9]+))")
 #: RFC 9110 §5.1, §5.5: a header line's field-name, ":" and OWS.
 _FIELD_START: Final = re.compile(b"(" + TOKEN + rb"):[ \t]*")
 #: The escape character of a quoted-string (RFC 9110 §5.6.4), as the int that
@@ -365,9 +367,10 @@ def _filename_refusal(
         # Django reads HTML character references in a filename (&#47; is "/",
         # &#x2215; a slash look-alike): its reading gets the same rules, unless it
         # is the name just checked (no "&" and no "%22": most names).
-        unescaped = html.unescape(plain.decode()).encode()
+        text = plain.decode()
+        unescaped = html.unescape(text).encode()
         if unescaped != quoted:
-            refused = _unsafe_name(unescaped, policy)
+            refused = _reference_refusal(text) or _unsafe_name(unescaped, policy)
             if refused is not None:
                 return refused, at
     if "filename*" not in params:
@@ -378,6 +381,26 @@ def _filename_refusal(
         return value, at
     refused = _unsafe_name(value, policy)
     return None if refused is None else (refused, at)
+
+
+def _reference_refusal(text: str) -> Kind | None:
+    """A numeric character reference in ``text`` to no character, as its kind.
+
+    HTML §13.2.5.80: a reference to NUL, a surrogate or past U+10FFFF is read as
+    U+FFFD (``html.unescape``, Django's filename reading), a name never sent.
+    """
+    for match in _NUMERIC_REFERENCE.finditer(text):
+        hexadecimal, decimal = match.groups()
+        # Nine significant digits are past U+10FFFF already: int() reads no more.
+        digits = (hexadecimal or decimal).lstrip("0")[:9] or "0"
+        number = int(digits, 16 if hexadecimal else 10)
+        if number == 0:
+            return Kind.NUL
+        if 0xD800 <= number <= 0xDFFF:
+            return Kind.SURROGATE
+        if number > 0x10FFFF:
+            return Kind.OUT_OF_RANGE
+    return None
 
 
 def _unsafe_name(value: bytes, policy: Policy) -> Kind | PathKind | None:
