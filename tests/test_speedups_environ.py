@@ -10,6 +10,7 @@ with a code point over U+00FF, a dict subclass).
 from __future__ import annotations
 
 from collections import OrderedDict
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given, settings
@@ -86,8 +87,10 @@ def test_known_environs(environ: dict[object, object], pairs: object) -> None:
         ({}, (None, b"", b"", [])),
         ({"RAW_URI": "/a?b#c", "REQUEST_URI": "/x", "SCRIPT_NAME": "/s",
           "PATH_INFO": "/caf\xe9", "QUERY_STRING": "b"},
-         (b"/a", b"/s/caf\xe9", b"b", [])),
-        ({"RAW_URI": "", "REQUEST_URI": "/r#f?g"}, (b"/r", b"", b"", [])),
+         (b"/a#c", b"/s/caf\xe9", b"b", [])),
+        ({"RAW_URI": "", "REQUEST_URI": "/r#f?g"}, (b"/r#f?g", b"", b"", [])),
+        ({"RAW_URI": "/r?q#f?g"}, (b"/r#f?g", b"", b"", [])),
+        ({"RAW_URI": "http://h#f"}, (b"#f", b"", b"", [])),
         ({"RAW_URI": 1, "REQUEST_URI": "/r", "PATH_INFO": None}, (b"/r", b"", b"", [])),
         ({"RAW_URI": "/a", "REQUEST_URI": "/\u20ac"}, (b"/a", b"", b"", [])),
         ({"RAW_URI": "http://h:1/p?q"}, (b"/p", b"", b"", [])),
@@ -107,6 +110,20 @@ _TARGETS = st.lists(
                      "h", "\xe9", "*", "%2F"]),
     max_size=10,
 ).map("".join)  # fmt: skip
+
+
+@settings(max_examples=500)
+@given(_TARGETS.map(lambda rest: "/" + rest))
+def test_target_path_is_rfc_3986_path_and_fragment(target: str) -> None:
+    # The oracle: urllib's RFC 3986 split of an origin-form target (RFC 9112
+    # §3.2.1). The guard's path is the path with any fragment the client sent.
+    split = urlsplit("http://h" + target)  # an origin-form "//" is no authority
+    want = split.path + ("#" + split.fragment if "#" in target else "")
+    raw = target.encode("latin-1")
+    assert _target_path(raw) == want.encode("latin-1")
+    parts = speedups.environ_parts({"RAW_URI": target})
+    assert parts is not None
+    assert parts[0] == want.encode("latin-1")
 
 
 @settings(max_examples=2000)

@@ -161,9 +161,12 @@ static int scheme_char(unsigned char c, int first) {
            (!first && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
 }
 
-/* The path of a request target, as _wsgi_environ._target_path takes it: after an
- * absolute-form's "scheme://authority" (RFC 9112 section 3.2.2), up to the first
- * "?", then up to the first "#". None for an empty target; a new reference. */
+/* The path of a request target and its fragment, as _wsgi_environ._target_path
+ * takes them: after an absolute-form's "scheme://authority" (RFC 9112 section
+ * 3.2.2), up to the first "?" before the first "#", then from that "#" to the end
+ * (RFC 3986 section 3.5; a target has no fragment, RFC 9112 section 3.2, but one
+ * sent stays in RAW_URI, so its bytes get the path's rules). None for an empty
+ * target; a new reference. */
 static PyObject *target_path(PyObject *target) {
     const char *p = PyBytes_AS_STRING(target);
     Py_ssize_t n = PyBytes_GET_SIZE(target), start = 0, end;
@@ -180,16 +183,25 @@ static PyObject *target_path(PyObject *target) {
             start = i;
         }
     }
-    for (end = start; end < n && p[end] != '?'; end++)
+    /* The fragment runs from the first "#" to the end (RFC 3986 section 3.5). */
+    const char *hash = memchr(p + start, '#', (size_t)(n - start));
+    Py_ssize_t fragment = hash == NULL ? n : hash - p;
+    for (end = start; end < fragment && p[end] != '?'; end++)
         ;
-    const char *hash = memchr(p + start, '#', (size_t)(end - start));
-    if (hash != NULL)
-        end = hash - p;
-    if (start == 0 && end == n) {
-        Py_INCREF(target);
-        return target;
+    if (end == fragment) {
+        /* No query: the path and any fragment, contiguous. */
+        if (start == 0)
+            return Py_NewRef(target);
+        return PyBytes_FromStringAndSize(p + start, n - start);
     }
-    return PyBytes_FromStringAndSize(p + start, end - start);
+    /* A query before the end or the fragment: the path, then the fragment. */
+    PyObject *result = PyBytes_FromStringAndSize(NULL, (end - start) + (n - fragment));
+    if (result == NULL)
+        return NULL;
+    char *out = PyBytes_AS_STRING(result);
+    memcpy(out, p + start, (size_t)(end - start));
+    memcpy(out + (end - start), p + fragment, (size_t)(n - fragment));
+    return result;
 }
 
 const char speedups_environ_parts_doc[] =

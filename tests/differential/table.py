@@ -548,6 +548,13 @@ PROBE_TARGET: Final = (
     # httptools, Gunicorn and Werkzeug drop it from the path and query.
     either("probe-target-fragment-overlong", get(b"/a#%C0%AF"), "À¯"),
     either("probe-target-query-fragment-overlong", get(b"/q?x=1#%C0%AF"), "À¯"),
+    # Werkzeug's server keeps the raw fragment in RAW_URI ("/a#À¯" to the app) while
+    # PATH_INFO and QUERY_STRING drop it: the guard reads a fragment with the path
+    # (RFC 3986 §3.5: from the first "#" to the end). The other servers refuse these.
+    refuse("probe-target-fragment-raw-invalid", get(b"/a#\xc0\xaf"), "À¯"),
+    refuse("probe-target-query-fragment-raw-invalid", get(b"/q?x=1#\xc0\xaf"), "À¯"),
+    refuse("probe-target-fragment-query-raw-invalid", get(b"/a#b?\xc0\xaf"), "À¯"),
+    either("probe-target-fragment-clean", get(b"/ctl/a#top")),
     # RFC 3986 §3.3: ";" path parameters are data to Starlette, Werkzeug and Django.
     refuse("probe-target-path-param-overlong", get(b"/a;x=%C0%AF/b"), "À¯"),
     control("probe-target-path-param-clean", get(b"/ctl/a;v=caf%C3%A9"), path="/ctl/a;v=café"),

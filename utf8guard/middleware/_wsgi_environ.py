@@ -93,15 +93,28 @@ def target_parts(environ: WSGIEnvironment) -> tuple[bytes | None, bytes, bytes]:
 
 
 def _target_path(target: bytes) -> bytes | None:
-    """The path component of a request target (None: there is none)."""
+    """The path component of a request target and its fragment, if one was sent
+    (None: there is no target).
+
+    RFC 9112 §3.2 allows no fragment in a request target, but servers pass one on:
+    Werkzeug's keeps it in ``RAW_URI`` (the app reads ``/a#\xc0\xaf`` there) while
+    ``PATH_INFO`` and ``QUERY_STRING`` drop it, and uvicorn's h11 server leaves it in
+    ``raw_path``. So its bytes stay with the path and get the path's rules. RFC 3986
+    §3.5: the fragment starts at the first ``#`` and runs to the end, a ``?`` in it
+    included; the query (checked as ``QUERY_STRING``) is what lies between.
+    """
     if not target:
         return None
     # origin-form (RFC 9112 §3.2.1), the common case, starts with "/".
     absolute = None if target[0] == _SLASH else _ABSOLUTE_FORM.match(target)
     path = target[absolute.end() :] if absolute else target
+    fragment = b""
+    if _NUMBER_SIGN in path:
+        path, sign, rest = path.partition(b"#")
+        fragment = sign + rest
     if _QUESTION_MARK in path:
         path = path.partition(b"?")[0]
-    return path.partition(b"#")[0] if _NUMBER_SIGN in path else path
+    return path + fragment if fragment else path
 
 
 def head_from(
