@@ -1,0 +1,132 @@
+"""The names a multipart part gives: its field ``name`` and a file's ``filename``.
+
+RFC 7578 §4.2: ``name`` and ``filename`` are Content-Disposition parameters; a
+``name*`` or ``filename*`` carries an RFC 8187 ext-value. Each is read as the
+frameworks read it and refused when a reading is not a safe name.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Final
+
+from .._pathrules import PathKind, char_violations, name_violations
+from .._policy import Policy
+from .._scan import find_violation
+from .._violation import Kind
+from ..paths import MAX_NAME_BYTES
+from ._finding import RequestKind
+from ._percent import percent_decode
+
+__all__ = ["filename_refusal", "name_refusal"]
+
+#: Filenames travel: the Windows name rules apply on every host.
+NAME_PLATFORM: Final = "universal"
+#: HTML §13.2.5.73-80: a numeric character reference, "&#" digits or "&#x" hex digits.
+_NUMERIC_REFERENCE: Final = re.compile(r"&#(?:[xX]([0-9A-Fa-f]+)|([0-9]+))")
+
+
+def _extended_value(raw: bytes) -> bytes | RequestKind:
+    """An RFC 8187 §3.2.1 ext-value, percent-decoded; refused unless UTF-8 or ASCII.
+
+    ext-value = charset "'" [ language ] "'" value-chars
+    """
+    charset, _, rest = raw.partition(b"'")
+    _, quote, value = rest.partition(b"'")
+    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
+        return RequestKind.UNSUPPORTED_CHARSET
+    decoded = percent_decode(value)
+    if decoded.errors:
+        return decoded.errors[0][0]
+    return decoded.data
+
+
+def name_refusal(
+    params: dict[str, tuple[int, bytes]], policy: Policy
+) -> tuple[Kind | RequestKind, int] | None:
+    """A refusal in ``name*`` (F5: ``name*=utf-7''...`` is ``<script>`` to Django)."""
+    if "name*" not in params:
+        return None
+    at, extended = params["name*"]
+    value = _extended_value(extended)
+    if isinstance(value, RequestKind):
+        return value, at
+    found = find_violation(value, policy)
+    return None if found is None else (found.kind, at)
+
+
+def filename_refusal(
+    params: dict[str, tuple[int, bytes]], policy: Policy
+) -> tuple[Kind | RequestKind | PathKind, int] | None:
+    """The first refusal in ``filename`` or ``filename*``, and that parameter's offset.
+
+    Findings point at the parameter, not into its value: the value may be quoted or
+    percent-encoded, and the parameter is what a reader looks for.
+    """
+    if "filename" in params:
+        at, plain = params["filename"]
+        # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
+        # it: check the reading with the quote, which Windows refuses in names.
+        quoted = plain.replace(b"%22", b'"')
+        refused = _unsafe_name(quoted, policy)
+        if refused is not None:
+            return refused, at
+        # Django reads HTML character references in a filename (&#47; is "/",
+        # &#x2215; a slash look-alike): its reading gets the same rules, unless it
+        # is the name just checked (no "&" and no "%22": most names).
+        text = plain.decode()
+        unescaped = html.unescape(text).encode()
+        if unescaped != quoted:
+            refused = _reference_refusal(text) or _unsafe_name(unescaped, policy)
+            if refused is not None:
+                return refused, at
+    if "filename*" not in params:
+        return None
+    at, extended = params["filename*"]
+    value = _extended_value(extended)
+    if isinstance(value, RequestKind):
+        return value, at
+    refused = _unsafe_name(value, policy)
+    return None if refused is None else (refused, at)
+
+
+def _reference_refusal(text: str) -> Kind | None:
+    """A numeric character reference in ``text`` to no character, as its kind.
+
+    HTML §13.2.5.80: a reference to NUL, a surrogate or past U+10FFFF is read as
+    U+FFFD (``html.unescape``, Django's filename reading), a name never sent.
+    """
+    for match in _NUMERIC_REFERENCE.finditer(text):
+        hexadecimal, decimal = match.groups()
+        # Nine significant digits are past U+10FFFF already: int() reads no more.
+        digits = (hexadecimal or decimal).lstrip("0")[:9] or "0"
+        number = int(digits, 16 if hexadecimal else 10)
+        if number == 0:
+            return Kind.NUL
+        if 0xD800 <= number <= 0xDFFF:
+            return Kind.SURROGATE
+        if number > 0x10FFFF:
+            return Kind.OUT_OF_RANGE
+    return None
+
+
+def _unsafe_name(value: bytes, policy: Policy) -> Kind | PathKind | None:
+    """Why ``value`` is unsafe as a file name, by the rules of :mod:`utf8guard.paths`.
+
+    Issue 11 item 6: one home for "unsafe in a name". A filename is one component:
+    separators (``../x``, ``/etc/passwd``, old IE's ``C:\\fakepath\\a.txt``) are
+    refused, not reduced to a base name as each parser does its own way. Windows
+    rules apply everywhere (``platform="universal"``). Allowed: the empty name (an
+    empty file input), and names not in NFC (macOS file names are often NFD).
+    """
+    found = find_violation(value, policy)
+    if found is not None:
+        return found.kind
+    text = value.decode()
+    for kind, _ in char_violations(text, policy, NAME_PLATFORM):
+        return kind
+    for kind, _, _ in name_violations(text, NAME_PLATFORM, MAX_NAME_BYTES):
+        if kind is not PathKind.EMPTY:
+            return kind
+    return None
