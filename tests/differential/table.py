@@ -417,9 +417,14 @@ PROBE_FORM: Final = (
     refuse("probe-form-truncated-escape", _form(b"a=%2")),
     refuse("probe-form-double-percent", _form(b"a=%%41")),
     refuse("probe-form-iis-u-escape", _form(b"a=%u00C0")),
-    # A second decode's work is the app's: the form holds the valid text "%C0%AF"
-    # (the query refuses it, probe-target-double-encoded-overlong-query; forms do not).
-    either("probe-form-double-encoded-overlong", _form(b"a=%25C0%25AF")),
+    # CVE-2001-0333 in a body: the form holds the text "%C0%AF", which an app that
+    # unquotes again (or reads request.values, query and form merged) turns into an
+    # overlong "/". Refused as in the query (probe-target-double-encoded-overlong-query);
+    # an escaped URL whose second decode is valid text passes, as there.
+    refuse("probe-form-double-encoded-overlong", _form(b"a=%25C0%25AF"), "%C0%AF"),
+    refuse("probe-form-double-encoded-nibbles", _form(b"a=x&b=%25%43%30%25%41%46"), "%C0%AF"),
+    refuse("probe-form-double-encoded-in-name", _form(b"%25ED%25A0%2580=1")),
+    control("probe-form-double-encoded-url", _form(b"next=%2Fcaf%25C3%25A9%3Fq%3D1"), form=[["next", "/caf%C3%A9?q=1"]]),
     # A field without "=": Werkzeug and Django keep it with "" (keep_blank_values).
     refuse("probe-form-key-without-equals", _form(b"%C0%AF&a=1"), "À¯"),
     control("probe-form-key-without-equals-clean", _form(b"flag&a=%C3%A9")),
