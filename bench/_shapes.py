@@ -96,6 +96,12 @@ BODY_SHAPES: Final = (
         content_type=_FORM,
         build=lambda n: _repeat(b"a=", n),
     ),
+    Shape(  # short runs left after one decode: the double-encoding check's worst case
+        name="form `a=%2541.`",
+        where="body",
+        content_type=_FORM,
+        build=lambda n: _repeat(b"a=%2541.", n),
+    ),
     Shape(
         name="JSON `\\u00e9`",
         where="body",

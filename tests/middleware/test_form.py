@@ -51,6 +51,16 @@ def piece_findings(piece: bytes, base: int, name: str | None) -> list[Row]:
     violation = find_violation(bytes(decoded))
     if violation is not None:
         rows.append((name, violation.kind.value, base + origin[violation.start]))
+    # A second decode, as in a query: each run of escapes left after the first must
+    # be valid UTF-8 on its own; reported at the run's first escape.
+    i = 0
+    while i < len(decoded):
+        j = i
+        while re.fullmatch(rb"%[0-9A-Fa-f]{2}", decoded[j : j + 3]):
+            j += 3
+        if j > i and find_violation(unquote_to_bytes(bytes(decoded[i:j]))):
+            rows.append((name, "double_encoding", base + origin[i]))
+        i = max(j, i + 1)
     return rows
 
 
@@ -118,6 +128,20 @@ CASES = [
     ),
     ("truncated-before-amp", b"n=%E2%82&m=ok", [("n", "truncated", 2)]),
     ("encoded-delimiters", b"n=%26%3D%FF", [("n", "invalid_byte", 8)]),
+    ("double-encoded", b"a=%25C0%25AF&b=%2541", [("a", "double_encoding", 2)]),
+    ("double-nibbles", b"a=%25%43%30%25%41%46", [("a", "double_encoding", 2)]),
+    ("double-in-name", b"%25FF=1", [(None, "double_encoding", 0)]),
+    (
+        "double-split-by-fields",
+        b"a=%25C3&b=%25A9",
+        [("a", "double_encoding", 2), ("b", "double_encoding", 10)],
+    ),
+    ("double-valid-url", b"next=%2Fcaf%25C3%25A9%3Fq%3D%2541", []),
+    (
+        "double-after-invalid",
+        b"a=%FF%25FF",
+        [("a", "invalid_byte", 2), ("a", "double_encoding", 5)],
+    ),
 ]
 
 

@@ -50,7 +50,8 @@ class RequestKind(str, enum.Enum):
     #: an escape that a second decode would see: ``%25`` followed by two hex digits,
     #: each of the three possibly escaped itself (``%25C0%25AF``, ``%252e``,
     #: ``%25%32%65``, ``%%32%65``); a later layer's decode would turn it into a
-    #: byte the guard never checked
+    #: byte the guard never checked. Any such escape in a path; in a query or form
+    #: name or value, those whose second decode is not valid text
     DOUBLE_ENCODING = "double_encoding"
     #: ``%2F`` or ``%5C`` in a path: a separator hidden from routing and filters
     ENCODED_SEPARATOR = "encoded_separator"

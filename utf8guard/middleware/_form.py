@@ -12,7 +12,7 @@ from .._violation import Utf8Error
 from ._abnf import PCT_ENCODED
 from ._finding import MAX_SAFE_NAME_BYTES, Finding, Location, RequestKind, safe_name
 from ._mediatype import UTF8_CHARSETS
-from ._percent import Decoded, incomplete_escape_start, percent_decode
+from ._percent import Decoded, SecondDecode, incomplete_escape_start, percent_decode
 from ._text import MAX_BODY_FINDINGS
 
 __all__ = ["FormInspector"]
@@ -73,6 +73,7 @@ class FormInspector:
         self._skipping = False  # the current name or value already has a finding
         self._at_field_start = True  # _carry[0] starts a field
         self._charset_seen = False  # a _charset_ field was seen
+        self._second = SecondDecode(policy)
         self._found = 0
 
     @property
@@ -109,6 +110,8 @@ class FormInspector:
             )
             if _CHARSET_NAME + b"=" in decoded.data.lower():
                 findings += self._charsets(buf, cut)  # rare: its regex is slow
+            if self._second.pending or b"%" in decoded.data:
+                findings += self._double_encoding(buf, decoded, final)
             findings = self._kept(sorted(findings, key=lambda f: f.offset))
         self._advance(buf, cut)
         return findings
@@ -156,6 +159,34 @@ class FormInspector:
             if len(findings) >= MAX_BODY_FINDINGS:
                 break
         return findings
+
+    def _double_encoding(
+        self, buf: bytes, decoded: Decoded, final: bool
+    ) -> list[Finding]:
+        """Escapes left after one decode that a second would not read as valid text
+        (``%25C0%25AF``), as in a query: an application may unquote a field again,
+        or read the query and the form as one (Flask's ``request.values``)."""
+        offsets: list[_Offsets] = []
+
+        def locate(index: int) -> int:
+            if not offsets:
+                offsets.append(_Offsets(decoded.raw))
+            return self._offset + offsets[0].raw(index)
+
+        found = self._second.feed(decoded.data, locate)
+        if final:
+            found += self._second.finish()
+        # Only what _kept can keep is named: each name is a search back to its "&".
+        del found[max(MAX_BODY_FINDINGS - self._found, 0) :]
+        return [
+            Finding(
+                Location.BODY,
+                self._name_at(buf, max(at - self._offset, 0)),
+                RequestKind.DOUBLE_ENCODING,
+                at,
+            )
+            for at in found
+        ]
 
     def _escape_errors(self, buf: bytes, decoded: Decoded) -> list[Finding]:
         """The malformed escapes of ``decoded`` (from ``buf[0]``), named."""

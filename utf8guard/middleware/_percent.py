@@ -8,6 +8,7 @@ literal ``%``, so offsets stay easy to map back).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from codecs import escape_decode
 from collections.abc import Callable, Iterator
@@ -16,11 +17,16 @@ from typing import Final
 from urllib.parse import unquote_to_bytes
 
 from .._accel import IMPLEMENTATION
+from .._policy import Policy
+from .._scan import is_valid
+from .._stream import IncrementalValidator
+from .._violation import Utf8Error
 from ._abnf import NOT_PCT_ENCODED, PCT_ENCODED
 from ._finding import RequestKind
 
 __all__ = [
     "Decoded",
+    "SecondDecode",
     "incomplete_escape_start",
     "percent_decode",
     "py_strict_unquote",
@@ -31,6 +37,8 @@ __all__ = [
 _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
 #: Raw bytes one well-formed escape takes ("%XX"), less the one byte it becomes.
 _ESCAPE_SHRINK: Final = 2
+#: Consecutive well-formed escapes: what a second decode turns into bytes.
+_ESCAPE_RUN: Final = re.compile(rb"(?:%[0-9A-Fa-f]{2})+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,3 +152,123 @@ def incomplete_escape_start(raw: bytes) -> int:
     if end >= 2 and raw[end - 2] == 0x25 and raw[end - 1] in _HEX_DIGITS:
         return end - 2
     return end
+
+
+class SecondDecode:
+    """Double encoding: escapes left after the guard's decode, as a second decode
+    would read them (CVE-2001-0333: ``%25C0%25AF`` is ``%C0%AF`` after one decode).
+
+    Fed a once-decoded stream in chunks, this reports each run of consecutive
+    escapes (``%C0%AF``) whose bytes are not valid UTF-8 under the policy, at the
+    run's first escape; a run is reported once. The rest of the stream is the first
+    check's: where the once-decoded stream is valid UTF-8, its raw sequences stay
+    whole and its escapes are ASCII, so a second decode can only go wrong inside a
+    run, and it is valid exactly when every run is (tests/middleware/test_percent.py
+    holds this against ``unquote_to_bytes``). A run or an escape may be split
+    anywhere: at most 2 bytes and one run's validator are held. Linear, and the runs
+    a chunk holds whole are decoded and validated together in C (the separator
+    ``.`` ends any sequence), so a body of short runs costs no Python per run
+    unless one fails.
+    """
+
+    def __init__(self, policy: Policy) -> None:
+        self._policy = policy
+        self._run: IncrementalValidator | None = None  # a run the last chunk ended in
+        self._run_at = 0  # where that run starts, as ``locate`` gave it
+        self._failed = False  # that run is reported: skip the rest of it
+        self._held = b""  # "%" or "%X" that ended the last chunk
+        self._held_at = 0
+
+    @property
+    def pending(self) -> bool:
+        """True when the last chunk ended in a run or in a cut escape: feed the next
+        chunk even if it holds no ``%``."""
+        return self._run is not None or bool(self._held)
+
+    def feed(self, data: bytes, locate: Callable[[int], int]) -> list[int]:
+        """Where each failing run that ends in ``data`` starts; ``locate`` maps an
+        index in ``data`` to the offset to report."""
+        found: list[int] = []
+        held = self._held
+        buf = held + data if held else data
+        cut = incomplete_escape_start(buf)
+        runs = _ESCAPE_RUN.findall(buf, 0, cut) if cut else []
+        # A run reaches the cut exactly when the last escape before it does.
+        ends_in_run = runs and PCT_ENCODED.fullmatch(buf, cut - 3, cut) is not None
+        lo, hi = 0, cut - len(runs[-1]) if ends_in_run else cut
+        run = self._run
+        if run is not None and cut:
+            if runs and PCT_ENCODED.match(buf):  # the open run goes on at buf[0]
+                self._extend(run, runs[0], found)
+                lo = len(runs[0])
+                if lo == cut:  # and holds the whole chunk: it stays open
+                    return self._hold(buf, cut, held, locate, found)
+                runs.pop(0)
+            self._close(found)
+        if ends_in_run:
+            last = runs.pop()
+        if runs and not is_valid(_unescape(b"%2E".join(runs)), self._policy):
+            for match in _ESCAPE_RUN.finditer(buf, lo, hi):
+                if not is_valid(_unescape(match.group()), self._policy):
+                    found.append(self._where(match.start(), held, locate))
+        if ends_in_run:
+            self._extend(self._open(self._where(hi, held, locate)), last, found)
+        return self._hold(buf, cut, held, locate, found)
+
+    def finish(self) -> list[int]:
+        """The end of the stream: a run open there is checked whole. A cut escape
+        ("%" or "%X") is no escape: a second decode keeps it as it is."""
+        found: list[int] = []
+        self._close(found)
+        self._held = b""
+        return found
+
+    def _hold(
+        self,
+        buf: bytes,
+        cut: int,
+        held: bytes,
+        locate: Callable[[int], int],
+        found: list[int],
+    ) -> list[int]:
+        """Keep ``buf[cut:]``, a cut escape, for the next chunk; return ``found``."""
+        if cut < len(buf) and cut >= len(held):
+            self._held_at = locate(cut - len(held))
+        self._held = buf[cut:]
+        return found
+
+    def _where(self, start: int, held: bytes, locate: Callable[[int], int]) -> int:
+        """The offset of ``buf[start]``: in ``data``, or in the bytes held before it
+        (a run's "%" is their first byte)."""
+        return locate(start - len(held)) if start >= len(held) else self._held_at
+
+    def _open(self, at: int) -> IncrementalValidator:
+        self._run = IncrementalValidator(self._policy)
+        self._run_at = at
+        self._failed = False
+        return self._run
+
+    def _extend(
+        self, run: IncrementalValidator, escapes: bytes, found: list[int]
+    ) -> None:
+        if self._failed:
+            return
+        try:
+            run.feed(_unescape(escapes))
+        except Utf8Error:
+            found.append(self._run_at)
+            self._failed = True
+
+    def _close(self, found: list[int]) -> None:
+        run, self._run = self._run, None
+        if run is None or self._failed:
+            return
+        try:
+            run.finish()
+        except Utf8Error:
+            found.append(self._run_at)
+
+
+def _unescape(escapes: bytes) -> bytes:
+    """The bytes of well-formed escapes only (``%C3%A9``), decoded in C."""
+    return escape_decode(escapes.replace(b"%", b"\\x"))[0]

@@ -17,7 +17,7 @@ from ._abnf import FIELD_NAME, NOT_PCT_ENCODED, PCT_ENCODED
 from ._config import GuardConfig
 from ._cookies import cookie_findings
 from ._finding import Finding, Location, RequestKind, safe_name
-from ._percent import Decoded, percent_decode
+from ._percent import Decoded, SecondDecode, percent_decode
 
 __all__ = [
     "LOOKALIKE_SEPARATORS",
@@ -309,7 +309,7 @@ def _component_findings(
 def _second_decode_findings(
     decoded: Decoded, base: int, name: str | None, config: GuardConfig
 ) -> Iterator[Finding]:
-    """Double encoding in a query value: a second decode that is not valid text.
+    """Double encoding in a query name or value (:class:`._percent.SecondDecode`).
 
     A query value may carry an escaped URL (``next=https%3A%2F%2Fh%2Fa%2520b``), so
     escapes left after one decode are legitimate there, unlike in a path. What a
@@ -317,12 +317,13 @@ def _second_decode_findings(
     the policy refuses (``%25C0%25AF``, ``%25%43%30``) is refused: the guard never
     checked those bytes. One finding, at the first escape it comes from.
     """
-    again = percent_decode(decoded.data)
-    found = find_violation(again.data, config.policy)
-    if found is not None:
-        index = again.offset_map()(found.start)
-        offset = base + decoded.offset_map()(index)
-        yield Finding(Location.QUERY, name, RequestKind.DOUBLE_ENCODING, offset)
+    second = SecondDecode(config.policy)
+    to_raw = decoded.offset_map()
+    found = second.feed(decoded.data, to_raw) or second.finish()
+    if found:
+        yield Finding(
+            Location.QUERY, name, RequestKind.DOUBLE_ENCODING, base + found[0]
+        )
 
 
 def _normalized_query(query: bytes, policy: Policy) -> bytes:
