@@ -96,11 +96,12 @@ BODY_SHAPES: Final = (
         content_type=_FORM,
         build=lambda n: _repeat(b"a=", n),
     ),
-    Shape(  # short runs left after one decode: the double-encoding check's worst case
-        name="form `a=%2541.`",
+    Shape(  # one run of escapes left after one decode: the double-encoding check's
+        # worst case (short runs, `a=%2541.`, cost half as much)
+        name="form `%25C3%25A9`",
         where="body",
         content_type=_FORM,
-        build=lambda n: _repeat(b"a=%2541.", n),
+        build=lambda n: _repeat(b"%25C3%25A9", n, prefix=b"a="),
     ),
     Shape(
         name="JSON `\\u00e9`",

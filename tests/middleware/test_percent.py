@@ -5,10 +5,10 @@ from __future__ import annotations
 from urllib.parse import unquote_to_bytes
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from utf8guard import STRICT, find_violation
+from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, Policy, find_violation
 from utf8guard.middleware._finding import RequestKind
 from utf8guard.middleware._percent import (
     SecondDecode,
@@ -73,9 +73,9 @@ def test_incomplete_escape_start(raw: bytes, start: int) -> None:
     assert incomplete_escape_start(raw) == start
 
 
-def second_decode(data: bytes, cuts: list[int]) -> list[int]:
+def second_decode(data: bytes, cuts: list[int], policy: Policy = STRICT) -> list[int]:
     """SecondDecode over ``data`` cut at ``cuts``; offsets are indices in ``data``."""
-    second = SecondDecode(STRICT)
+    second = SecondDecode(policy)
     points = sorted({min(cut, len(data)) for cut in cuts})
     found: list[int] = []
     for a, b in zip([0, *points], [*points, len(data)], strict=True):
@@ -132,3 +132,25 @@ def test_second_decode_is_unquote_then_validate(data: bytes, cuts: list[int]) ->
     assert find_violation(data) is None  # the alphabet is valid UTF-8 piece by piece
     valid = find_violation(unquote_to_bytes(data)) is None
     assert (second_decode(data, cuts) == []) == valid
+
+
+# Controls, backslashes and cut escapes next to runs, under policies that refuse
+# controls and NUL (IDENTIFIER) or allow noncharacters (WELL_FORMED).
+ascii_edges = st.lists(
+    st.sampled_from(
+        [b"%00", b"%01", b"%7F", b"%09", b"%C2%85", b"%EF%BF%BF", b"%C3", b"%A9",
+         b"%FF", b"%41", b"%", b"%4", b"%%", b"\\", b"\\x41", b"?", b".", b"x",
+         b"\t", b"\xc3\xa9", b"\x01", b"\x00"]
+    ),
+    max_size=30,
+).map(b"".join)  # fmt: skip
+
+
+@pytest.mark.parametrize("policy", [STRICT, IDENTIFIER, WELL_FORMED])
+@given(data=ascii_edges, cuts=st.lists(st.integers(0, 100), max_size=5))
+def test_second_decode_under_each_policy(
+    policy: Policy, data: bytes, cuts: list[int]
+) -> None:
+    assume(find_violation(data, policy) is None)  # else the first check refuses it
+    valid = find_violation(unquote_to_bytes(data), policy) is None
+    assert (second_decode(data, cuts, policy) == []) == valid

@@ -167,11 +167,12 @@ class FormInspector:
         (``%25C0%25AF``), as in a query: an application may unquote a field again,
         or read the query and the form as one (Flask's ``request.values``)."""
         offsets: list[_Offsets] = []
+        base = self._offset
 
-        def locate(index: int) -> int:
+        def locate(index: int) -> int:  # may be called after this chunk is done
             if not offsets:
                 offsets.append(_Offsets(decoded.raw))
-            return self._offset + offsets[0].raw(index)
+            return base + offsets[0].raw(index)
 
         found = self._second.feed(decoded.data, locate)
         if final:

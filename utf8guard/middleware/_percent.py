@@ -39,6 +39,16 @@ _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
 _ESCAPE_SHRINK: Final = 2
 #: Consecutive well-formed escapes: what a second decode turns into bytes.
 _ESCAPE_RUN: Final = re.compile(rb"(?:%[0-9A-Fa-f]{2})+")
+#: Where a run starts: the ``locate`` of its chunk and an index in that chunk (the
+#: chunk stays referenced while its run is open: one chunk at most).
+_Place = tuple[Callable[[int], int], int]
+#: The run that ends a chunk, read from the chunk's end (reversed): a backward
+#: scan finds the same escapes, since no escape can overlap another.
+_REVERSED_RUN: Final = re.compile(rb"(?:[0-9A-Fa-f]{2}%)*")
+#: ASCII no policy refuses stays; controls and non-ASCII become "." (SecondDecode).
+_NEUTRAL: Final = bytes(
+    c if 0x20 <= c < 0x7F or c in b"\t\n\r" else ord(".") for c in range(256)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,18 +176,17 @@ class SecondDecode:
     run, and it is valid exactly when every run is (tests/middleware/test_percent.py
     holds this against ``unquote_to_bytes``). A run or an escape may be split
     anywhere: at most 2 bytes and one run's validator are held. Linear, and the runs
-    a chunk holds whole are decoded and validated together in C (the separator
-    ``.`` ends any sequence), so a body of short runs costs no Python per run
-    unless one fails.
+    a chunk holds whole are decoded and validated together in C, so a body of short
+    runs costs no Python per run unless one fails.
     """
 
     def __init__(self, policy: Policy) -> None:
         self._policy = policy
         self._run: IncrementalValidator | None = None  # a run the last chunk ended in
-        self._run_at = 0  # where that run starts, as ``locate`` gave it
+        self._run_at: _Place = (int, 0)  # where that run starts
         self._failed = False  # that run is reported: skip the rest of it
         self._held = b""  # "%" or "%X" that ended the last chunk
-        self._held_at = 0
+        self._held_at: _Place = (int, 0)
 
     @property
     def pending(self) -> bool:
@@ -192,28 +201,44 @@ class SecondDecode:
         held = self._held
         buf = held + data if held else data
         cut = incomplete_escape_start(buf)
-        runs = _ESCAPE_RUN.findall(buf, 0, cut) if cut else []
-        # A run reaches the cut exactly when the last escape before it does.
-        ends_in_run = runs and PCT_ENCODED.fullmatch(buf, cut - 3, cut) is not None
-        lo, hi = 0, cut - len(runs[-1]) if ends_in_run else cut
+        if not cut:
+            return self._hold(buf, cut, held, locate, found)
+        lo = 0
         run = self._run
-        if run is not None and cut:
-            if runs and PCT_ENCODED.match(buf):  # the open run goes on at buf[0]
-                self._extend(run, runs[0], found)
-                lo = len(runs[0])
-                if lo == cut:  # and holds the whole chunk: it stays open
-                    return self._hold(buf, cut, held, locate, found)
-                runs.pop(0)
+        if run is not None:
+            first = _ESCAPE_RUN.match(buf, 0, cut)  # the open run goes on at buf[0]
+            if first is not None:
+                self._extend(run, first.group(), found)
+                lo = first.end()
+            if lo == cut:  # and holds the whole chunk: it stays open
+                return self._hold(buf, cut, held, locate, found)
             self._close(found)
-        if ends_in_run:
-            last = runs.pop()
-        if runs and not is_valid(_unescape(b"%2E".join(runs)), self._policy):
+        hi = cut
+        if PCT_ENCODED.fullmatch(buf, cut - 3, cut):  # a run reaches the cut
+            last = _REVERSED_RUN.match(buf[lo:cut][::-1])
+            hi -= last.end() if last else 0
+        region = buf[lo:hi] if lo or hi < len(buf) else buf
+        if b"%" in region and not self._runs_are_valid(region):
             for match in _ESCAPE_RUN.finditer(buf, lo, hi):
                 if not is_valid(_unescape(match.group()), self._policy):
-                    found.append(self._where(match.start(), held, locate))
-        if ends_in_run:
-            self._extend(self._open(self._where(hi, held, locate)), last, found)
+                    found.append(_offset(self._where(match.start(), held, locate)))
+        if hi < cut:
+            self._extend(self._open(self._where(hi, held, locate)), buf[hi:cut], found)
         return self._hold(buf, cut, held, locate, found)
+
+    def _runs_are_valid(self, region: bytes) -> bool:
+        """True when every run of escapes in ``region`` is valid on its own.
+
+        All at once, in C: each escape becomes its byte; a "%" that starts no escape
+        "?" (``escape_decode`` replaces a bad ``\\x`` and the hex digit it took, if
+        any); and every other byte stays if ASCII the policy never refuses, else
+        becomes ".". So only a run can fail here, and the run-by-run pass that
+        names it is taken only when one does (a raw sequence cut by the chunk's
+        start or end, or a control, would fail the check but not a run).
+        """
+        escaped = region.translate(_NEUTRAL).replace(b"\\", b"\\\\")
+        decoded = escape_decode(escaped.replace(b"%", b"\\x"), "replace")[0]
+        return is_valid(decoded, self._policy)
 
     def finish(self) -> list[int]:
         """The end of the stream: a run open there is checked whole. A cut escape
@@ -233,16 +258,16 @@ class SecondDecode:
     ) -> list[int]:
         """Keep ``buf[cut:]``, a cut escape, for the next chunk; return ``found``."""
         if cut < len(buf) and cut >= len(held):
-            self._held_at = locate(cut - len(held))
+            self._held_at = (locate, cut - len(held))
         self._held = buf[cut:]
         return found
 
-    def _where(self, start: int, held: bytes, locate: Callable[[int], int]) -> int:
+    def _where(self, start: int, held: bytes, locate: Callable[[int], int]) -> _Place:
         """The offset of ``buf[start]``: in ``data``, or in the bytes held before it
         (a run's "%" is their first byte)."""
-        return locate(start - len(held)) if start >= len(held) else self._held_at
+        return (locate, start - len(held)) if start >= len(held) else self._held_at
 
-    def _open(self, at: int) -> IncrementalValidator:
+    def _open(self, at: _Place) -> IncrementalValidator:
         self._run = IncrementalValidator(self._policy)
         self._run_at = at
         self._failed = False
@@ -256,7 +281,7 @@ class SecondDecode:
         try:
             run.feed(_unescape(escapes))
         except Utf8Error:
-            found.append(self._run_at)
+            found.append(_offset(self._run_at))
             self._failed = True
 
     def _close(self, found: list[int]) -> None:
@@ -266,7 +291,14 @@ class SecondDecode:
         try:
             run.finish()
         except Utf8Error:
-            found.append(self._run_at)
+            found.append(_offset(self._run_at))
+
+
+def _offset(place: _Place) -> int:
+    """The offset of a place, worked out only for a run that fails: ``locate`` may
+    build a map of its chunk's escapes to answer."""
+    locate, index = place
+    return locate(index)
 
 
 def _unescape(escapes: bytes) -> bytes:
