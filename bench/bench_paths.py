@@ -1,4 +1,4 @@
-"""Microseconds per call of the path guards, on the comparison table's 50 names.
+"""Microseconds per call of the path guards, on the comparison table's 51 names.
 
 ``python -m bench.bench_paths``: best of 3 repeats; one line per operation.
 """

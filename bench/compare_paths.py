@@ -76,6 +76,7 @@ ROWS: Final[tuple[Row, ...]] = (
     ("bidi isolate", "a\u2066b.txt", _attack(K.BIDI_CONTROL)),
     ("NUL truncation", "shell.php\x00.jpg", _attack(K.NUL, K.CONTROL)),
     ("newline", "a\nb.txt", _attack(K.CONTROL)),
+    ("line separator", "a\u2028b.txt", _attack(K.CONTROL)),
     ("terminal escape", "\x1b[2Jx.txt", _attack(K.CONTROL)),
     ("zero-width space", "invoice\u200b.pdf", _attack(K.DEFAULT_IGNORABLE)),
     ("Hangul filler", "\u3164.txt", _attack(K.DEFAULT_IGNORABLE)),

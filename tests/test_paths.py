@@ -75,6 +75,18 @@ REFUSED: list[tuple[str, str | bytes, PathKind, str]] = [
     ("carriage-return", "a\r.txt", PathKind.CONTROL, "log injection"),
     ("del", "a\x7f.txt", PathKind.CONTROL, "Unicode ch. 23.1"),
     ("c1-nel", "a\x85.txt", PathKind.CONTROL, "Unicode ch. 23.1"),
+    (
+        "line-separator",
+        "a\u2028.txt",
+        PathKind.CONTROL,
+        "str.splitlines; ECMA-262 §12.3",
+    ),
+    (
+        "paragraph-separator",
+        "a\u2029.txt",
+        PathKind.CONTROL,
+        "str.splitlines; ECMA-262 §12.3",
+    ),
     ("rlo", "invoice\u202etxt.exe", PathKind.BIDI_CONTROL, "CVE-2021-42574 class"),
     ("lri", "a\u2066.txt", PathKind.BIDI_CONTROL, "UAX #9 §2"),
     ("alm", "a\u061c.txt", PathKind.BIDI_CONTROL, "UAX #9 §2"),

@@ -49,6 +49,8 @@ class PathKind(str, enum.Enum):
     TRUNCATED = "truncated"
     NONCHARACTER = "noncharacter"
     NUL = "nul"
+    #: a C0 or C1 control, DEL, or U+2028/U+2029 in a name (line breaks to
+    #: ``str.splitlines`` and ECMAScript)
     CONTROL = "control"
     BIDI_CONTROL = "bidi_control"
     PRIVATE_USE = "private_use"
@@ -93,6 +95,9 @@ Platform = Literal["universal", "windows", "posix"]
 PLATFORMS: Final[tuple[Platform, ...]] = get_args(Platform)
 
 SEPARATORS: Final = "/\\"
+#: General categories refused in names as ``control``: Cc, and Zl and Zp, whose only
+#: members are U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR.
+_LINE_BREAKING_CATEGORIES: Final = frozenset({"Cc", "Zl", "Zp"})
 # Microsoft, "Naming Files, Paths, and Namespaces": reserved characters (besides the
 # separators and 1..31, which the control rule covers).
 WINDOWS_RESERVED_CHARS: Final = '<>:"|?*'
@@ -266,7 +271,10 @@ def _context_free_kind(ch: str, policy: Policy, platform: Platform) -> PathKind 
     found = find_violation(ch.encode(), policy)
     if found is not None:
         return PathKind(found.kind.value)
-    if unicodedata.category(ch) == "Cc":
+    # Cc, and U+2028/U+2029 (Zl, Zp): the line breaks that are not controls. Python's
+    # str.splitlines and ECMAScript (§12.3 LineTerminator) end a line at them, so a
+    # name with one splits a log line or a script's string literal as LF would.
+    if unicodedata.category(ch) in _LINE_BREAKING_CATEGORIES:
         return PathKind.CONTROL
     if platform != "posix" and ch in WINDOWS_RESERVED_CHARS:
         return PathKind.RESERVED_CHARACTER

@@ -341,6 +341,9 @@ MULTIPART_ATTACKS: Final = (
     # F3 filenames: controls, bidi, CR LF.
     refuse("F3-filename-escape-sequence", _mp(_ESC_FILE)),
     refuse("F3-filename-bidi", _mp(part(_FILE + b'"inv\xe2\x80\xaetxt.exe"', b"x"))),
+    # U+2028 ends a line for str.splitlines and ECMAScript, as LF does.
+    refuse("F3-filename-line-separator", _mp(part(_FILE + b'"a\xe2\x80\xa8b.txt"', b"x"))),
+    refuse("F3-filename-star-paragraph-separator", _mp(part(b"name=\"f\"; filename*=utf-8''a%E2%80%A9b.txt", b"x"))),
     refuse("F6-filename-star-crlf", _mp(part(b"name=\"f\"; filename*=utf-8''a%0D%0Aevil.txt", b"x"))),
     refuse("F6-filename-star-nul", _mp(part(b"name=\"f\"; filename*=utf-8''shell.php%00.jpg", b"x")), "shell.php\x00.jpg"),
     # Issue 11 §6: filenames get the rules of utf8guard.paths (traversal, devices,
