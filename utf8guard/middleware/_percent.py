@@ -138,9 +138,8 @@ def py_strict_unquote(raw: bytes) -> bytes | None:
     # digits of either case follow, as RFC 3986 §2.1 asks, and refuses with
     # ValueError otherwise. Every backslash is doubled first, so the decoder meets
     # no escape but these two.
-    escaped = raw.replace(b"\\", b"\\\\").replace(b"%", b"\\x")
     try:
-        return escape_decode(escaped)[0]
+        return escape_decode(_as_literal(raw))[0]
     except ValueError:
         return None
 
@@ -236,8 +235,7 @@ class SecondDecode:
         names it is taken only when one does (a raw sequence cut by the chunk's
         start or end, or a control, would fail the check but not a run).
         """
-        escaped = region.translate(_NEUTRAL).replace(b"\\", b"\\\\")
-        decoded = escape_decode(escaped.replace(b"%", b"\\x"), "replace")[0]
+        decoded = escape_decode(_as_literal(region.translate(_NEUTRAL)), "replace")[0]
         return is_valid(decoded, self._policy)
 
     def finish(self) -> list[int]:
@@ -303,4 +301,10 @@ def _offset(place: _Place) -> int:
 
 def _unescape(escapes: bytes) -> bytes:
     """The bytes of well-formed escapes only (``%C3%A9``), decoded in C."""
-    return escape_decode(escapes.replace(b"%", b"\\x"))[0]
+    return escape_decode(_as_literal(escapes))[0]
+
+
+def _as_literal(raw: bytes) -> bytes:
+    """``raw`` as the escapes of a bytes literal (see :func:`py_strict_unquote`):
+    each backslash doubled, then each "%" as "\\x"."""
+    return raw.replace(b"\\", b"\\\\").replace(b"%", b"\\x")
