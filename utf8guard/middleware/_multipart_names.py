@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 from .._pathrules import PathKind, char_violations, name_violations
@@ -21,6 +23,10 @@ from ._percent import percent_decode
 
 __all__ = ["filename_refusal", "name_refusal"]
 
+#: A part's disposition parameters: lower-case name -> (offset, value).
+Params = dict[str, tuple[int, bytes]]
+#: Why a parameter is refused, and its offset.
+Refusal = tuple[Kind | RequestKind | PathKind, int]
 #: Filenames travel: the Windows name rules apply on every host.
 NAME_PLATFORM: Final = "universal"
 #: HTML §13.2.5.73-80: a numeric character reference, "&#" digits or "&#x" hex digits.
@@ -42,23 +48,17 @@ def _extended_value(raw: bytes) -> bytes | RequestKind:
     return decoded.data
 
 
-def name_refusal(
-    params: dict[str, tuple[int, bytes]], policy: Policy
-) -> tuple[Kind | RequestKind, int] | None:
+def name_refusal(params: Params, policy: Policy) -> Refusal | None:
     """A refusal in ``name*`` (F5: ``name*=utf-7''...`` is ``<script>`` to Django)."""
-    if "name*" not in params:
-        return None
-    at, extended = params["name*"]
-    value = _extended_value(extended)
-    if isinstance(value, RequestKind):
-        return value, at
-    found = find_violation(value, policy)
-    return None if found is None else (found.kind, at)
+
+    def refused(value: bytes) -> Kind | None:
+        found = find_violation(value, policy)
+        return None if found is None else found.kind
+
+    return _extended_refusal(params, "name*", refused)
 
 
-def filename_refusal(
-    params: dict[str, tuple[int, bytes]], policy: Policy
-) -> tuple[Kind | RequestKind | PathKind, int] | None:
+def filename_refusal(params: Params, policy: Policy) -> Refusal | None:
     """The first refusal in ``filename`` or ``filename*``, and that parameter's offset.
 
     Findings point at the parameter, not into its value: the value may be quoted or
@@ -81,14 +81,20 @@ def filename_refusal(
             refused = _reference_refusal(text) or _unsafe_name(unescaped, policy)
             if refused is not None:
                 return refused, at
-    if "filename*" not in params:
+    return _extended_refusal(params, "filename*", partial(_unsafe_name, policy=policy))
+
+
+def _extended_refusal(
+    params: Params, key: str, refused: Callable[[bytes], Kind | PathKind | None]
+) -> Refusal | None:
+    """The refusal of extended parameter ``key`` (RFC 8187), if given: of its
+    charset or escapes, else what ``refused`` says of its value."""
+    if key not in params:
         return None
-    at, extended = params["filename*"]
+    at, extended = params[key]
     value = _extended_value(extended)
-    if isinstance(value, RequestKind):
-        return value, at
-    refused = _unsafe_name(value, policy)
-    return None if refused is None else (refused, at)
+    kind = value if isinstance(value, RequestKind) else refused(value)
+    return None if kind is None else (kind, at)
 
 
 def _reference_refusal(text: str) -> Kind | None:
