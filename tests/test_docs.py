@@ -1,0 +1,174 @@
+"""The README and the documentation site: examples run, links resolve, kinds have pages.
+
+The site itself is built strictly by ``make docs`` (mkdocs.yml); these tests hold what
+the pages say to the code: every doctest runs as written, every refusal kind has a
+page whose example request the guard refuses with that kind, and every link the
+README gives (relative, or into the hosted site) lands on a file or page that exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from docs import _griffe, _hooks
+from utf8guard import Kind, Policy
+from utf8guard.middleware import RequestKind, Utf8GuardMiddleware
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+ALL_KINDS = sorted(kind.value for kind in [*Kind, *RequestKind])
+
+# One page per refusal kind ----------------------------------------------------------
+
+
+def test_every_kind_has_a_page_and_every_page_a_kind() -> None:
+    pages = sorted(path.stem for path in (DOCS / "kinds").glob("*.md"))
+    assert pages == sorted([*ALL_KINDS, "index"])
+    assert sorted(_hooks.kind_pages(DOCS)) == ALL_KINDS
+
+
+def test_the_kinds_index_links_every_page() -> None:
+    text = (DOCS / "kinds" / "index.md").read_text("utf-8")
+    assert sorted(re.findall(r"\]\(([a-z0-9_]+)\.md\)", text)) == ALL_KINDS
+
+
+def test_definitions_are_the_comments_above_the_members() -> None:
+    definitions = _hooks.all_definitions()
+    assert sorted(definitions) == ALL_KINDS
+    assert all(definitions.values())
+    assert definitions["nul"] == "U+0000"
+    # Sphinx markup becomes Markdown: ``code`` and escaped backslashes.
+    assert definitions["json_surrogate_escape"] == (
+        "a JSON `\\u` escape of a lone surrogate (RFC 8259 §8.2)"
+    )
+
+
+def test_a_build_without_a_kinds_page_fails(tmp_path: Path) -> None:
+    (tmp_path / "kinds").mkdir()
+    for kind in ALL_KINDS[1:]:
+        (tmp_path / "kinds" / f"{kind}.md").write_text("x")
+    config: Any = type("Config", (), {"docs_dir": str(tmp_path), "nav": []})()
+    with pytest.raises(PluginError, match=ALL_KINDS[0]):
+        _hooks.on_config(config)
+    (tmp_path / "kinds" / f"{ALL_KINDS[0]}.md").write_text("x")
+    (tmp_path / "kinds" / "not_a_kind.md").write_text("x")
+    with pytest.raises(PluginError, match="not_a_kind"):
+        _hooks.on_config(config)
+
+
+# Options the guard is built with for a page's example (the page names them).
+EXAMPLE_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "private_use": {"policy": Policy(allow_private_use=False)},
+    "bom": {"policy": Policy(allow_bom=False)},
+    "multipart_too_many_parts": {"max_multipart_parts": 2},
+}
+_HTTP = re.compile(r"^```http\n(.*?)\n```$", re.MULTILINE | re.DOTALL)
+_BYTE = re.compile(rb"\\x([0-9A-Fa-f]{2})")
+
+
+def raw(text: str) -> bytes:
+    """Page text as bytes, each ``\\xNN`` the byte NN (as the pages say)."""
+    return _BYTE.sub(lambda m: bytes([int(m[1], 16)]), text.encode("utf-8"))
+
+
+def scope_and_body(example: str) -> tuple[dict[str, Any], bytes]:
+    """An ASGI scope and body for a page's request: lines end in CRLF on the wire."""
+    head, _, body = example.partition("\n\n")
+    request_line, *fields = head.split("\n")
+    method, target, _ = raw(request_line).split(b" ")
+    path, _, query = target.partition(b"?")
+    headers = [raw(field).split(b": ", 1) for field in fields]
+    if "multipart/" in head:
+        body = body.replace("\n", "\r\n")
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method.decode("ascii"),
+        "scheme": "http",
+        "path": path.decode("latin-1"),
+        "raw_path": path,
+        "query_string": query,
+        "root_path": "",
+        "headers": [(name.lower(), value) for name, value in headers],
+        "client": ("203.0.113.7", 51234),
+        "server": ("127.0.0.1", 8000),
+    }
+    return scope, raw(body)
+
+
+async def serve(example: str, options: Mapping[str, Any]) -> tuple[int, bytes]:
+    scope, body = scope_and_body(example)
+    sent: list[Mapping[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: Mapping[str, Any]) -> None:
+        sent.append(message)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    await Utf8GuardMiddleware(app, **options)(scope, receive, send)
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_each_kind_page_example_is_refused_with_that_kind(kind: str) -> None:
+    page = (DOCS / "kinds" / f"{kind}.md").read_text("utf-8")
+    assert page.startswith(f"# `{kind}`\n")
+    assert page.count(_hooks.DEFINITION) == 1
+    examples = _HTTP.findall(page)
+    if kind == "unreadable_body":
+        # The server failing to deliver a body: no request shows it.
+        assert examples == []
+        return
+    assert len(examples) == 1
+    options = EXAMPLE_OPTIONS.get(kind, {})
+    for name in options:
+        assert f"`{name}=" in page
+    status, body = asyncio.run(serve(examples[0], options))
+    assert status == 400
+    assert kind in [v["kind"] for v in json.loads(body)["violations"]]
+    assert "Content-Length" in examples[0] or "\n\n" not in examples[0]
+
+
+def test_the_getting_started_requests_are_refused_and_passed() -> None:
+    # docs/start/*.md: curl's overlong "/" is refused, its valid "café" passes.
+    page = (DOCS / "start" / "fastapi.md").read_text("utf-8")
+    assert "q=%C0%AF" in page
+    assert "q=caf%C3%A9" in page
+    get = "GET /search?q={} HTTP/1.1\nHost: 127.0.0.1:8000"
+    status, body = asyncio.run(serve(get.format("%C0%AF"), {}))
+    assert (status, json.loads(body)["violations"][0]["kind"]) == (400, "overlong")
+    assert asyncio.run(serve(get.format("caf%C3%A9"), {})) == (200, b"ok")
+
+
+# The griffe extension that renders the docstrings -----------------------------------
+
+
+def test_docstring_examples_are_fenced() -> None:
+    text = "Summary.\n\n    >>> f(1)\n    [1]\n\nAfter.\n>>> g()"
+    assert _griffe.fence_examples(text) == (
+        "Summary.\n\n    ```pycon\n    >>> f(1)\n    [1]\n    ```\n\nAfter.\n"
+        "```pycon\n>>> g()\n```"
+    )
+
+
+def test_sphinx_roles_become_cross_references() -> None:
+    text = "See :func:`~utf8guard.decode`, :class:`Violation` and :data:`x.Y`."
+    assert _griffe.markdown(text, "utf8guard") == (
+        "See [`decode`][utf8guard.decode], [`Violation`][utf8guard.Violation] and"
+        " [`x.Y`][x.Y]."
+    )
