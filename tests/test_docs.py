@@ -9,6 +9,7 @@ README gives (relative, or into the hosted site) lands on a file or page that ex
 from __future__ import annotations
 
 import asyncio
+import doctest
 import json
 import re
 from collections.abc import Mapping
@@ -24,7 +25,85 @@ from utf8guard.middleware import RequestKind, Utf8GuardMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+SITE = "https://utf8guard.readthedocs.io/en/stable/"
 ALL_KINDS = sorted(kind.value for kind in [*Kind, *RequestKind])
+# Pages with runnable examples; each example runs as written.
+DOCTEST_PAGES = sorted(
+    path for path in [README, *DOCS.rglob("*.md")] if ">>> " in path.read_text("utf-8")
+)
+
+
+def run_doctests(path: Path) -> doctest.TestResults:
+    parser = doctest.DocTestParser()
+    # A code fence ends an example's expected output, as a blank line would.
+    fence = re.compile(r"^```.*$", re.MULTILINE)
+    text = fence.sub("", path.read_text(encoding="utf-8"))
+    test = parser.get_doctest(text, {}, path.name, str(path), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    return runner.summarize(verbose=False)
+
+
+@pytest.mark.parametrize("path", DOCTEST_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_examples_run_as_written(path: Path) -> None:
+    failed, tried = run_doctests(path)
+    assert failed == 0
+    assert tried > 0
+
+
+def test_the_api_examples_moved_with_their_pages() -> None:
+    # The README's examples went to these pages; none was lost on the way.
+    pages = {path.relative_to(ROOT).as_posix() for path in DOCTEST_PAGES}
+    assert {"README.md", "docs/core.md", "docs/paths.md"} <= pages
+    assert (
+        sum(run_doctests(DOCS / name).attempted for name in ("core.md", "paths.md"))
+        > 10
+    )
+
+
+# The README's links -------------------------------------------------------------
+
+_LINK = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>]+)>")
+
+
+def site_page(url: str) -> Path | None:
+    """The page source behind a link into the hosted site, if there is one."""
+    path = url.removeprefix(SITE).split("#")[0].strip("/")
+    for candidate in (DOCS / f"{path}.md", DOCS / path / "index.md"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def readme_links() -> list[str]:
+    return [a or b for a, b in _LINK.findall(README.read_text("utf-8"))]
+
+
+def test_readme_links_resolve() -> None:
+    links = readme_links()
+    assert len(links) > 10
+    for link in links:
+        if link.startswith(SITE):
+            assert site_page(link) is not None, link
+        elif not link.startswith(("http://", "https://")):
+            assert (ROOT / link.split("#")[0]).is_file(), link
+
+
+def test_site_page_finds_pages_and_misses_others() -> None:
+    assert site_page(f"{SITE}kinds/") == DOCS / "kinds" / "index.md"
+    assert site_page(f"{SITE}start/django/#x") == DOCS / "start" / "django.md"
+    assert site_page(f"{SITE}no-such-page/") is None
+
+
+def test_readme_keeps_the_quickstart_commands() -> None:
+    text = README.read_text("utf-8")
+    quickstart = text.split("## Quickstart")[1].split("\n## ")[0]
+    assert re.findall(r"^(make \w+)", quickstart, re.MULTILINE) == [
+        "make demo",
+        "make test",
+    ]
+
 
 # One page per refusal kind ----------------------------------------------------------
 
