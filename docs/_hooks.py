@@ -28,6 +28,8 @@ KINDS_DIR = "kinds"
 DEFINITION = "<!-- definition -->"
 _MEMBER = re.compile(r"^\s*([A-Z][A-Z0-9_]*) = \"([a-z0-9_]+)\"$")
 _COMMENT = re.compile(r"^\s*#: ?(.*)$")
+#: A kind's line in docs/kinds/index.md: ``- [`overlong`](overlong.md)``.
+_INDEX_LINE = re.compile(r"^- \[`([a-z0-9_]+)`\]\(\1\.md\)$", re.MULTILINE)
 
 
 def definitions(kind_enum: type[enum.Enum]) -> dict[str, str]:
@@ -80,11 +82,14 @@ def on_config(config: MkDocsConfig, **_: Any) -> MkDocsConfig:
 
 
 def on_page_markdown(markdown: str, page: Page, files: Files, **_: Any) -> str:
-    """Put the kind's definition where its page says ``<!-- definition -->``."""
+    """Each kind's definition on its page and after its line in the index."""
     path = Path(page.file.src_uri)
-    if path.parent.name != KINDS_DIR or path.stem == "index":
+    if path.parent.name != KINDS_DIR:
         return markdown
+    kinds = all_definitions()
+    if path.stem == "index":
+        return _INDEX_LINE.sub(lambda m: f"{m[0]}: {kinds[m[1]]}", markdown)
     if markdown.count(DEFINITION) != 1:
         raise PluginError(f"{page.file.src_uri}: needs one line {DEFINITION}")
-    definition = all_definitions()[path.stem]
+    definition = kinds[path.stem]
     return markdown.replace(DEFINITION, definition[:1].upper() + definition[1:] + ".")

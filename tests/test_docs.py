@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -141,6 +142,26 @@ def test_a_build_without_a_kinds_page_fails(tmp_path: Path) -> None:
     (tmp_path / "kinds" / "not_a_kind.md").write_text("x")
     with pytest.raises(PluginError, match="not_a_kind"):
         _hooks.on_config(config)
+
+
+def test_the_hook_puts_each_definition_on_its_page_and_in_the_index() -> None:
+    def page(uri: str) -> Any:
+        return SimpleNamespace(file=SimpleNamespace(src_uri=uri))
+
+    files: Any = None
+    marker = f"# `nul`\n\n{_hooks.DEFINITION}\n"
+    assert _hooks.on_page_markdown(marker, page("kinds/nul.md"), files) == (
+        "# `nul`\n\nU+0000.\n"
+    )
+    index = "- [`nul`](nul.md)\n- [`bom`](bom.md)\n- [`x`](y.md)\n"
+    assert _hooks.on_page_markdown(index, page("kinds/index.md"), files) == (
+        "- [`nul`](nul.md): U+0000\n"
+        "- [`bom`](bom.md): U+FEFF ZERO WIDTH NO-BREAK SPACE / byte order mark\n"
+        "- [`x`](y.md)\n"
+    )
+    assert _hooks.on_page_markdown(marker, page("core.md"), files) == marker
+    with pytest.raises(PluginError, match="needs one line"):
+        _hooks.on_page_markdown("# `nul`\n", page("kinds/nul.md"), files)
 
 
 # Options the guard is built with for a page's example (the page names them).
