@@ -9,6 +9,7 @@ README gives (relative, or into the hosted site) lands on a file or page that ex
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import doctest
 import json
 import re
@@ -22,7 +23,7 @@ from mkdocs.exceptions import PluginError
 
 from docs import _griffe, _hooks
 from utf8guard import Kind, Policy
-from utf8guard.middleware import RequestKind, Utf8GuardMiddleware
+from utf8guard.middleware import GuardConfig, RequestKind, Utf8GuardMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -104,6 +105,13 @@ def test_readme_keeps_the_quickstart_commands() -> None:
         "make demo",
         "make test",
     ]
+
+
+def test_the_configuration_table_has_every_option() -> None:
+    text = (DOCS / "configuration.md").read_text("utf-8")
+    table = re.findall(r"^\| `([a-z_]+)` \|", text, re.MULTILINE)
+    options = [f.name for f in dataclasses.fields(GuardConfig) if f.init]
+    assert table == options
 
 
 # One page per refusal kind ----------------------------------------------------------
