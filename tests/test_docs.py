@@ -280,3 +280,40 @@ def test_sphinx_roles_become_cross_references() -> None:
         "See [`decode`][utf8guard.decode], [`Violation`][utf8guard.Violation] and"
         " [`x.Y`][x.Y]."
     )
+
+
+# The getting-started pages' apps, run as written ------------------------------------
+
+
+def first_python_block(page: str) -> str:
+    text = (DOCS / "start" / page).read_text("utf-8")
+    return text.split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+def app_from(page: str) -> Any:
+    namespace: dict[str, Any] = {"__name__": "getting_started"}
+    exec(first_python_block(page), namespace)  # noqa: S102  # the page's own code
+    return namespace["app"]
+
+
+@pytest.mark.parametrize("page", ["fastapi.md", "starlette.md"])
+def test_the_asgi_getting_started_apps_refuse_and_pass(page: str) -> None:
+    from starlette.testclient import TestClient
+
+    with TestClient(app_from(page)) as client:
+        refused = client.get("/search?q=%C0%AF")
+        passed = client.get("/search?q=caf%C3%A9")
+    assert refused.status_code == 400
+    assert refused.json()["violations"][0]["kind"] == "overlong"
+    assert passed.status_code == 200
+    assert passed.json() == {"q": "café"}
+
+
+def test_the_flask_getting_started_app_refuses_and_passes() -> None:
+    client = app_from("flask.md").test_client()
+    refused = client.get("/search?q=%C0%AF")
+    passed = client.get("/search?q=caf%C3%A9")
+    assert refused.status_code == 400
+    assert refused.get_json()["violations"][0]["kind"] == "overlong"
+    assert passed.status_code == 200
+    assert passed.get_json() == {"q": "café"}
