@@ -1,7 +1,8 @@
 """MkDocs hooks: one page per refusal kind, each opening with the kind's definition.
 
-Every value of ``utf8guard.Kind`` and ``utf8guard.middleware.RequestKind`` must have
-a page ``docs/kinds/<value>.md`` and every such page must name a kind, or the build
+Every value of ``utf8guard.Kind``, ``utf8guard.middleware.RequestKind`` and
+``utf8guard.paths.PathKind`` (the kinds of an unsafe multipart filename) must have a
+page ``docs/kinds/<value>.md`` and every such page must name a kind, or the build
 fails: the problem document's ``type`` links to these pages. The definition shown on
 each page is the ``#:`` comment above the enum member in the source, so the rule
 keeps one home.
@@ -22,6 +23,7 @@ from mkdocs.structure.pages import Page
 
 from utf8guard import Kind
 from utf8guard.middleware import RequestKind
+from utf8guard.paths import PathKind
 
 KINDS_DIR = "kinds"
 #: The line on a kind's page that the hook replaces with the kind's definition.
@@ -53,8 +55,13 @@ def _markdown(rst: str) -> str:
 
 
 def all_definitions() -> dict[str, str]:
-    """Every refusal kind of the core and the middleware, with its definition."""
-    return definitions(Kind) | definitions(RequestKind)
+    """Every refusal kind of the core, the middleware and the paths, defined.
+
+    ``PathKind`` restates ``Kind``'s members first; those keep ``Kind``'s definition.
+    """
+    core = definitions(Kind)
+    paths = {k: v for k, v in definitions(PathKind).items() if k not in core}
+    return core | definitions(RequestKind) | paths
 
 
 def kind_pages(docs_dir: Path) -> set[str]:
@@ -65,7 +72,7 @@ def kind_pages(docs_dir: Path) -> set[str]:
 def on_config(config: MkDocsConfig, **_: Any) -> MkDocsConfig:
     """Fail on a kind without a page or a page without a kind; list them in the nav."""
     kinds = all_definitions()
-    if set(kinds) != {member.value for member in [*Kind, *RequestKind]}:
+    if set(kinds) != {member.value for member in [*Kind, *RequestKind, *PathKind]}:
         raise PluginError(f"a kind without a #: definition: {sorted(kinds)}")
     pages = kind_pages(Path(config.docs_dir))
     if missing := sorted(set(kinds) - pages):

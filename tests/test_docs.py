@@ -24,12 +24,13 @@ from mkdocs.exceptions import PluginError
 from docs import _griffe, _hooks
 from utf8guard import Kind, Policy
 from utf8guard.middleware import GuardConfig, RequestKind, Utf8GuardMiddleware
+from utf8guard.paths import PathKind
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 SITE = "https://utf8guard.readthedocs.io/en/stable/"
-ALL_KINDS = sorted(kind.value for kind in [*Kind, *RequestKind])
+ALL_KINDS = sorted({kind.value for kind in [*Kind, *RequestKind, *PathKind]})
 # Pages with runnable examples; each example runs as written.
 DOCTEST_PAGES = sorted(
     path for path in [README, *DOCS.rglob("*.md")] if ">>> " in path.read_text("utf-8")
@@ -178,6 +179,10 @@ EXAMPLE_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "bom": {"policy": Policy(allow_bom=False)},
     "multipart_too_many_parts": {"max_multipart_parts": 2},
 }
+# Kinds no request shows: the server failing to deliver a body, and path rules that
+# only utf8guard.paths applies (shown with a runnable example where one is portable).
+PYTHON_EXAMPLE = frozenset({"empty", "not_nfc", "absolute"})
+NO_REQUEST = PYTHON_EXAMPLE | {"unreadable_body", "outside_base", "symlink_escape"}
 _HTTP = re.compile(r"^```http\n(.*?)\n```$", re.MULTILINE | re.DOTALL)
 _BYTE = re.compile(rb"\\x([0-9A-Fa-f]{2})")
 
@@ -238,9 +243,11 @@ def test_each_kind_page_example_is_refused_with_that_kind(kind: str) -> None:
     assert page.startswith(f"# `{kind}`\n")
     assert page.count(_hooks.DEFINITION) == 1
     examples = _HTTP.findall(page)
-    if kind == "unreadable_body":
-        # The server failing to deliver a body: no request shows it.
+    if kind in NO_REQUEST:
         assert examples == []
+        if kind in PYTHON_EXAMPLE:
+            # test_examples_run_as_written runs it; its output names the kind.
+            assert f"['{kind}']" in page.split("```pycon")[1]
         return
     assert len(examples) == 1
     options = EXAMPLE_OPTIONS.get(kind, {})
