@@ -22,7 +22,7 @@ from ._scan import BytesLike, iter_range, iter_violations
 from ._stream import _segments
 from ._violation import Kind
 
-__all__ = ["CESU8", "Tally", "encoding_problem", "guess", "repaired"]
+__all__ = ["CESU8", "Tally", "bomless_utf16", "encoding_problem", "guess", "repaired"]
 
 #: Unicode ch. 3 Table 3-7 (RFC 3629 §4): the kinds that are not UTF-8 at all, as
 #: opposed to well-formed code points a policy refuses.
@@ -228,14 +228,30 @@ def _utf16_form(head: bytes) -> tuple[str, str, str] | None:
         return "utf-16-le", "UTF-16", "UTF-16LE (byte order mark FF FE)"
     if head.startswith(codecs.BOM_UTF16_BE):
         return "utf-16-be", "UTF-16", "UTF-16BE (byte order mark FE FF)"
-    # ASCII in UTF-16 is the byte and a NUL: a NUL in every other byte, on one side.
+    if (form := bomless_utf16(head)) is not None:
+        return form.lower(), form, f"{form} (a NUL in every other byte)"
+    return None
+
+
+def bomless_utf16(head: bytes) -> str | None:
+    """``"UTF-16LE"`` or ``"UTF-16BE"`` when ``head`` looks like UTF-16 without a
+    byte order mark: ASCII in UTF-16 is the byte and a NUL, so a NUL in at least a
+    quarter of the odd (LE) or even (BE) bytes, and none on the other side."""
     units = len(head) // 2
     even, odd = head[0 : 2 * units : 2].count(0), head[1 : 2 * units : 2].count(0)
     if units and odd * 4 >= units and even == 0:
-        return "utf-16-le", "UTF-16LE", "UTF-16LE (a NUL in every other byte)"
-    if units and even * 4 >= units and odd == 0:
-        return "utf-16-be", "UTF-16BE", "UTF-16BE (a NUL in every other byte)"
-    return None
+        form = "UTF-16LE"
+    elif units and even * 4 >= units and odd == 0:
+        form = "UTF-16BE"
+    else:
+        return None
+    # Binary data can have the pattern too (00 01 02 03); text is printable.
+    text = head[: 2 * units].decode(form, "replace")
+    return form if text.translate(_TEXT_SPACE).isprintable() else None
+
+
+#: Whitespace of plain text that ``str.isprintable`` calls unprintable.
+_TEXT_SPACE: Final = str.maketrans("\t\n\r\f", "    ")
 
 
 def _decodes(chunks: Iterable[bytes], codec: str) -> bool:
