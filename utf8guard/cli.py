@@ -163,8 +163,10 @@ def _add_repair_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         "--from",
         dest="encoding",
         metavar="ENC",
-        help="re-read the ill-formed stretches as ENC (cp1252, latin-1, cesu-8, "
-        "any Python codec) instead of replacing them",
+        help="re-read the ill-formed stretches as ENC (a single-byte encoding such "
+        "as cp1252, latin-1, koi8-r, or cesu-8) instead of replacing them; any other "
+        "Python codec (utf-16, shift_jis, big5, ...) converts the whole input, "
+        "strictly, as iconv -f",
     )
     _add_policy_flags(repair)
     repair.set_defaults(handler=_repair)
