@@ -70,6 +70,8 @@ CP1252_SYMBOLS: Final = frozenset(
 UTF8_NAMES: Final = frozenset({"utf-8", "utf-8-sig"})
 #: An error message shows at most this many of the offending bytes.
 MAX_SNIPPET_BYTES: Final = 8
+#: A NUL on both sides of these first bytes rules UTF-16 out without reading more.
+QUICK_LOOK_BYTES: Final = 64
 #: How many leading bytes decide whether a file looks like UTF-16 by its NULs.
 SNIFF_BYTES: Final = 8192
 
@@ -320,6 +322,9 @@ def bomless_utf16(head: bytes) -> str | None:
     """``"UTF-16LE"`` or ``"UTF-16BE"`` when ``head`` looks like UTF-16 without a
     byte order mark: ASCII in UTF-16 is the byte and a NUL, so a NUL in at least a
     quarter of the odd (LE) or even (BE) bytes, and none on the other side."""
+    prefix = head[:QUICK_LOOK_BYTES]
+    if 0 in prefix[0::2] and 0 in prefix[1::2]:  # most binary files: NULs both sides
+        return None
     units = len(head) // 2
     even, odd = head[0 : 2 * units : 2].count(0), head[1 : 2 * units : 2].count(0)
     if units and odd * 4 >= units and even == 0:

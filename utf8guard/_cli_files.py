@@ -66,9 +66,10 @@ class Tree:
 
     def __iter__(self) -> Iterator[str]:
         listed = _git_files(self.root) if self._use_git else None
+        prefix = os.path.join(self.root, "")
         for relative in _walk(self.root, self._on_error):
             if listed is None or relative in listed:
-                yield os.path.join(self.root, relative)
+                yield prefix + relative
             else:
                 self.ignored += 1
 
