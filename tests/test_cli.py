@@ -206,9 +206,11 @@ def test_stdin_is_the_default_input(
 @pytest.mark.parametrize(
     ("name", "shown"),
     [
-        pytest.param("a\nb.txt", "a\\nb.txt", id="newline"),
+        pytest.param("a\nb.txt", "a\\u000ab.txt", id="newline"),
         pytest.param("\u202etxt.exe", "\\u202etxt.exe", id="bidi-override"),
-        pytest.param("bad\udcff.txt", "bad\\udcff.txt", id="undecodable-byte"),
+        pytest.param("bad\udcff.txt", "bad\\xff.txt", id="undecodable-byte"),
+        pytest.param("a\\b.txt", "a\\\\b.txt", id="backslash-doubled"),
+        pytest.param("zero\u200bwidth", "zero\\u200bwidth", id="invisible"),
         pytest.param("grüße.txt", "grüße.txt", id="printable-unicode-kept"),
     ],
 )

@@ -197,7 +197,7 @@ def test_walk_errors_are_reported_and_the_walk_goes_on(
     status, out, err = run(capsys, "check", "-r", tmp_path)
     assert (status, out.count("\n")) == (2, 1)
     assert err.splitlines() == [
-        f"utf8guard: {tmp_path}/locked\\n: Permission denied",
+        f"utf8guard: {tmp_path}/locked\\u000a: Permission denied",
         "utf8guard: 1 file checked, 1 with violations, "
         "1 violation (the first of each file), 1 error",
     ]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from utf8guard import _tree, cli
+from utf8guard import _cli_output, _tree, cli
 from utf8guard._tree import display
 from utf8guard.paths import PathKind, UnsafePathError
 
@@ -100,11 +100,23 @@ def test_scan_clean_tree(
 def test_scan_json(scan: Scan, tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert scan(tree, "--json") == 1
     records = [json.loads(line) for line in lines(capsys.readouterr().out)]
+    # check's record: the raw name (PEP 383) and its bytes; offsets in the name.
     assert records[0] == {
-        "path": f"{tree}/sub\\u200b/\\xff",
-        "violations": [{"kind": "invalid_byte", "start": 0, "end": 1}],
+        "path": os.fsdecode(os.fsencode(tree) + "/sub\u200b/".encode() + b"\xff"),
+        "path_bytes": (os.fsencode(tree) + "/sub\u200b/".encode() + b"\xff").hex(),
+        "kind": "invalid_byte",
+        "start": 0,
+        "end": 1,
+        "bytes": "ff",
     }
-    assert {r["violations"][0]["kind"] for r in records} == {
+    assert records[5] == {
+        "path": f"{tree}/invoice\u202etxt.exe",
+        "kind": "bidi_control",
+        "start": 7,
+        "end": 10,
+        "bytes": "\u202e".encode().hex(),
+    }
+    assert {r["kind"] for r in records} == {
         "invalid_byte",
         "reserved_name",
         "not_nfc",
@@ -312,3 +324,28 @@ def test_python_m_utf8guard_scan(tree: Path) -> None:
     assert done.returncode == 1
     assert done.stderr == b""
     assert len(done.stdout.splitlines()) == 7
+
+
+def test_scan_takes_several_directories_and_goes_on_past_a_missing_one(
+    scan: Scan, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make(tmp_path / "one", b"a\x01")
+    make(tmp_path / "two", b"CON")
+    missing = tmp_path / "missing"
+    assert scan(tmp_path / "one", missing, tmp_path / "two") == 2
+    out, err = capsys.readouterr()
+    assert lines(out) == [
+        f"{tmp_path}/one/a\\u0001: control at bytes [1, 2)",
+        f"{tmp_path}/two/CON: reserved_name at bytes [0, 3)",
+    ]
+    assert err == f"utf8guard: scan: not a directory: {missing}\n"
+    assert scan(tmp_path / "one", tmp_path / "two") == 1
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "raw", [b"caf\xe9\n.txt", "a\u202eb\\c".encode(), "\U000e0041 x".encode()]
+)
+def test_check_and_scan_escape_a_name_alike(raw: bytes) -> None:
+    """One escaping: the str a walk gives (PEP 383) shows as the bytes do."""
+    assert _cli_output.display(os.fsdecode(raw)) == display(raw)
