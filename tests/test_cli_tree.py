@@ -100,6 +100,20 @@ def test_a_tree_of_binary_files_only_is_an_error_not_a_pass(
     )
 
 
+def test_git_s_own_files_are_never_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A .git directory, or the .git file of a worktree or submodule, is git's."""
+    write(tmp_path, b"gitdir: /elsewhere\xff\n", "worktree/.git")
+    write(tmp_path, b"\xc0\xaf", "plain/.git/config")
+    write(tmp_path, b"ok\n", "worktree/good.txt")
+    assert run(capsys, "check", "-r", "--no-ignore", tmp_path) == (
+        0,
+        "",
+        "utf8guard: 1 file checked, 0 with violations, 0 violations\n",
+    )
+
+
 def test_an_empty_tree_passes(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -2,11 +2,11 @@
 
 The tree is walked with ``os.scandir`` without following symlinks; only regular
 files are kept (no symlinks, FIFOs or devices), in a stable order, and no ``.git``
-directory is entered. Inside a git work tree (unless ``--no-ignore``) a file is read
-only if ``git ls-files -co --exclude-standard`` lists it: tracked, or untracked and
-not ignored. The files git leaves out are counted, never silently dropped: a tree
-that git ignores whole (pyenv's ``versions/`` in its checkout) must not pass as
-checked.
+directory is entered (nor a ``.git`` file read). Inside a git work tree (unless
+``--no-ignore``) a file is read only if ``git ls-files -co --exclude-standard``
+lists it: tracked, or untracked and not ignored. The files git leaves out are
+counted, never silently dropped: a tree that git ignores whole (pyenv's
+``versions/`` in its checkout) must not pass as checked.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ BINARY_SNIFF_BYTES: Final = 8192
 #: A UTF-16 byte order mark makes a file text whatever its NULs: ripgrep reads such
 #: a file as text too, and ``check`` then says that it looks like UTF-16.
 UTF16_BOMS: Final = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-#: Git's own directory: its objects and index are git's business, not text.
+#: Git's own directory (or, in a worktree or submodule, the file pointing to it):
+#: git's business, not text to check.
 GIT_DIR_NAME: Final = ".git"
 
 
@@ -116,8 +117,11 @@ def _walk(root: str, on_error: Callable[[str], None]) -> Iterator[str]:
                 entries = [
                     (prefix + e.name, e.is_dir(follow_symlinks=False))
                     for e in scan
-                    if e.is_file(follow_symlinks=False)
-                    or (e.name != GIT_DIR_NAME and e.is_dir(follow_symlinks=False))
+                    if e.name != GIT_DIR_NAME
+                    and (
+                        e.is_file(follow_symlinks=False)
+                        or e.is_dir(follow_symlinks=False)
+                    )
                 ]
         except OSError as exc:
             on_error(f"{display(str(exc.filename))}: {exc.strerror}")
