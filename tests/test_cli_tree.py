@@ -314,6 +314,19 @@ def test_a_tree_git_ignores_whole_is_an_error_not_a_pass(
     )
 
 
+def test_a_tree_of_ignored_and_binary_files_names_both(
+    capsys: pytest.CaptureFixture[str], repo: Path
+) -> None:
+    write(repo, b"PK\x03\x04\x00\x00", "assets/icons.zip")
+    write(repo, OVERLONG, "assets/old.log")
+    status, out, err = run(capsys, "check", "-r", repo / "assets")
+    assert (status, out) == (2, "")
+    assert err.splitlines()[0] == (
+        f"utf8guard: {repo}/assets: no file checked: 1 file ignored by git "
+        "(--no-ignore checks them) and 1 binary file"
+    )
+
+
 def test_a_subdirectory_of_a_work_tree_lists_only_its_files(
     capsys: pytest.CaptureFixture[str], repo: Path
 ) -> None:

@@ -114,13 +114,17 @@ def _check_tree(tree: Tree, options: _Options, tally: _Tally) -> None:
         return
     tally.ignored += tree.ignored
     binary = tally.binary - binary
-    if tally.checked == checked and tree.ignored + binary:
-        left_out = [f"{plural(tree.ignored, 'file')} ignored by git"] * bool(
-            tree.ignored
-        ) + [f"{plural(binary, 'binary file')}"] * bool(binary)
-        hint = " (--no-ignore checks them)" if tree.ignored else ""
-        error(f"{display(tree.root)}: no file checked: {' and '.join(left_out)}{hint}")
-        tally.errors += 1
+    if tally.checked > checked or not (tree.ignored or binary):
+        return  # something was read, or there was nothing to read
+    left_out = []
+    if tree.ignored:
+        left_out.append(
+            f"{plural(tree.ignored, 'file')} ignored by git (--no-ignore checks them)"
+        )
+    if binary:
+        left_out.append(plural(binary, "binary file"))
+    error(f"{display(tree.root)}: no file checked: {' and '.join(left_out)}")
+    tally.errors += 1
 
 
 def _summary(tally: _Tally, *, every: bool) -> str:
