@@ -120,9 +120,9 @@ def _add_check_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         "-r",
         "--recursive",
         action="store_true",
-        help="check the files below each directory (inside git: those git shows), "
-        "skip binary files, end with a summary line; a tree with files but none "
-        "checked is an error",
+        help="check the files below each directory (inside git: not those git "
+        "ignores, which are counted), skip binary files, end with a summary line; "
+        "a tree with files but none checked is an error",
     )
     check.add_argument(
         "--no-ignore",
