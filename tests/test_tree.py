@@ -72,13 +72,13 @@ def test_scan_reports_each_unsafe_name(
     out, err = capsys.readouterr()
     assert err == ""
     assert lines(out) == [
-        f"{tree}/sub\\u200b/\\xff: invalid_byte at bytes [0, 1)",
-        f"{tree}/CON.txt: reserved_name at bytes [0, 3)",
-        f"{tree}/Cafe\u0301.txt: not_nfc at bytes [0, 10)",
-        f"{tree}/bad:link: reserved_character at bytes [3, 4)",
-        f"{tree}/caf\\xe9.txt: truncated at bytes [3, 4)",
-        f"{tree}/invoice\\u202etxt.exe: bidi_control at bytes [7, 10)",
-        f"{tree}/sub\\u200b: default_ignorable at bytes [3, 6)",
+        f"{tree}/sub\\u200b/\\xff: invalid_byte at byte 0 (FF)",
+        f"{tree}/CON.txt: reserved_name at byte 0 (43 4F 4E)",
+        f"{tree}/Cafe\u0301.txt: not_nfc at byte 0 (43 61 66 65 CC 81 2E 74 78 74)",
+        f"{tree}/bad:link: reserved_character at byte 3 (3A)",
+        f"{tree}/caf\\xe9.txt: truncated at byte 3 (E9)",
+        f"{tree}/invoice\\u202etxt.exe: bidi_control at byte 7 (E2 80 AE)",
+        f"{tree}/sub\\u200b: default_ignorable at byte 3 (E2 80 8B)",
     ]
 
 
@@ -257,7 +257,7 @@ def test_unreadable_directory_is_an_error_and_scan_goes_on(
     monkeypatch.setattr(os, "scandir", scandir)
     assert scan(tmp_path) == 2
     out, err = capsys.readouterr()
-    assert out == f"{tmp_path}/bad\\u0001: control at bytes [3, 4)\n"
+    assert out == f"{tmp_path}/bad\\u0001: control at byte 3 (01)\n"
     assert err == f"utf8guard: {tmp_path}/locked: Permission denied\n"
 
 
@@ -335,8 +335,8 @@ def test_scan_takes_several_directories_and_goes_on_past_a_missing_one(
     assert scan(tmp_path / "one", missing, tmp_path / "two") == 2
     out, err = capsys.readouterr()
     assert lines(out) == [
-        f"{tmp_path}/one/a\\u0001: control at bytes [1, 2)",
-        f"{tmp_path}/two/CON: reserved_name at bytes [0, 3)",
+        f"{tmp_path}/one/a\\u0001: control at byte 1 (01)",
+        f"{tmp_path}/two/CON: reserved_name at byte 0 (43 4F 4E)",
     ]
     assert err == f"utf8guard: scan: not a directory: {missing}\n"
     assert scan(tmp_path / "one", tmp_path / "two") == 1

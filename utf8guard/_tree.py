@@ -4,9 +4,10 @@ Only I/O and formatting: the rules are :func:`utf8guard.paths.check_path` and
 :func:`utf8guard.paths.safe_filename`. Names are read as bytes, so a name that is not
 UTF-8 is seen as it is on disk. Symlinks are reported like any name but never
 followed. Nothing is renamed unless both ``--fix`` and ``--apply`` are given. Names
-are printed with ``check``'s escaping, and ``--json`` has ``check``'s record: one
-object per violation with ``path`` (and ``path_bytes``), ``kind``, ``start``, ``end``
-and ``bytes``, the offsets and bytes being those of the name.
+are printed with ``check``'s escaping and lines (``path: kind at byte N (HEX)``, one
+per violation), and ``--json`` has ``check``'s record: one object per violation with
+``path`` (and ``path_bytes``), ``kind``, ``start``, ``end`` and ``bytes``. Offsets
+and bytes are those of the name, the last component of ``path``.
 """
 
 from __future__ import annotations
@@ -58,10 +59,6 @@ def add_scan_parser(subparsers: argparse._SubParsersAction[Parser]) -> None:
         help="with --fix: really rename, never overwrite",
     )
     scan.set_defaults(handler=run_scan)
-
-
-def _describe(violations: list[PathViolation]) -> str:
-    return ", ".join(f"{v.kind} at bytes [{v.start}, {v.end})" for v in violations)
 
 
 def _names(root: bytes, errors: list[OSError]) -> Iterator[tuple[bytes, bytes]]:
@@ -119,9 +116,12 @@ def _report(
                 record["fix"] = fix
             print(json.dumps(record))
         return
-    print(f"{display(path)}: {_describe(found)}")
+    name = os.path.basename(path)
+    for v in found:  # check's line without line:column: offsets are in the name
+        data = name[v.start : v.end].hex(" ").upper()
+        print(f"{display(path)}: {v.kind} at byte {v.start} ({data})")
     if fix is not None:
-        shown = display(os.path.basename(path))
+        shown = display(name)
         target = f"{shown} → {fix['to']}" if "to" in fix else fix["reason"]
         print(f"  {fix['action']}: {target}")
 
