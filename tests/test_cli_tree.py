@@ -314,6 +314,23 @@ def test_a_tree_git_ignores_whole_is_an_error_not_a_pass(
     )
 
 
+def test_a_tracked_file_in_an_ignored_directory_is_checked_not_counted(
+    capsys: pytest.CaptureFixture[str], repo: Path
+) -> None:
+    """``git add -f`` tracks a file git would ignore: git shows it, so it is read."""
+    write(repo, OVERLONG, "build/forced.txt")
+    git(repo, "add", "-f", "build/forced.txt")
+    status, out, err = run(capsys, "check", "-r", repo / "build")
+    assert (status, out) == (
+        1,
+        f"{repo}/build/forced.txt:1:5: overlong at byte 4 (C0)\n",
+    )
+    assert err == (
+        "utf8guard: 1 file checked, 1 with violations, "
+        "1 violation (the first of each file), 1 file ignored by git\n"
+    )
+
+
 def test_a_tree_of_ignored_and_binary_files_names_both(
     capsys: pytest.CaptureFixture[str], repo: Path
 ) -> None:
