@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from utf8guard import _cli_files
+from utf8guard import _cli_files, _cli_input
 
 from .clitools import git, run, write
 
@@ -141,6 +141,20 @@ def test_utf16_without_a_bom_is_named_not_skipped(
         "utf8guard: 2 files checked, 0 with violations, 0 violations, "
         "1 UTF-16 file (named above)",
     ]
+
+
+def test_a_large_utf16_file_without_a_bom_is_named_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Larger than one read, it takes the second, chunked pass: named all the same."""
+    monkeypatch.setattr(_cli_input, "READ_CHUNK_BYTES", 64)
+    path = write(tmp_path, ("print('hello')\n" * 20).encode("utf-16-le"))
+    status, out, err = run(capsys, "check", path)
+    assert (status, out) == (1, "")
+    assert err == (
+        f"utf8guard: {path}: looks like UTF-16LE (a NUL in every other byte): "
+        "convert it whole, e.g. iconv -f UTF-16LE -t UTF-8\n"
+    )
 
 
 def test_binary_bytes_with_nuls_in_every_other_byte_stay_binary(

@@ -170,19 +170,22 @@ def _check_one(
     path: str, options: _Options, tally: _Tally, *, skip_binary: bool
 ) -> int | None:
     """Report the violations of one input; how many, or None for a binary file."""
+    head: bytes = b""
+    valid: bool | None = False
     if path != "-":
         head, valid = _first_pass(path, options.policy, skip_binary=skip_binary)
         if valid is None:
             return None
-        if valid:
-            if b"\0" in head and bomless_utf16(head[:BINARY_SNIFF_BYTES]):
-                _name_utf16(path, tally)
-            return 0
-    with open_input(path) as stream:
-        # Where the input starts, for a second read: stdin may be a file opened
-        # part-way through.
-        origin = stream.tell() if stream.seekable() else None
-        return _report(path, stream, origin, options)
+    count = 0
+    if not valid:
+        with open_input(path) as stream:
+            # Where the input starts, for a second read: stdin may be a file opened
+            # part-way through.
+            origin = stream.tell() if stream.seekable() else None
+            count = _report(path, stream, origin, options)
+    if not count and b"\0" in head and bomless_utf16(head[:BINARY_SNIFF_BYTES]):
+        _name_utf16(path, tally)
+    return count
 
 
 def _first_pass(
