@@ -63,7 +63,12 @@ setup(
                 "utf8guard/_speedups_environ.c",
                 "utf8guard/_speedups_lane.c",
             ],
-            depends=["utf8guard/_speedups_kernel.h", "utf8guard/_speedups_shared.h"],
+            depends=[
+                "utf8guard/_speedups_kernel.h",
+                "utf8guard/_speedups_portable.h",
+                "utf8guard/_speedups_scan.h",
+                "utf8guard/_speedups_shared.h",
+            ],
         )
     ],
 )
