@@ -196,6 +196,86 @@ def test_extension_is_used_when_built(
     )
 
 
+@pytest.fixture
+def saved_isa() -> Iterator[None]:
+    """Put the instruction set back after a test that switches it."""
+    assert _built is not None
+    saved = _built.isa()
+    yield
+    _built.set_isa(saved)
+
+
+def test_kernel_names_the_active_kernel() -> None:
+    assert utf8guard.KERNEL == _accel.KERNEL
+    if utf8guard.IMPLEMENTATION == "python":
+        assert utf8guard.KERNEL == "python"
+    else:
+        assert _built is not None
+        assert utf8guard.KERNEL in _built.supported_isas()
+
+
+def test_pure_python_has_the_python_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_accel.ISA_ENV, "scalar")  # nothing to switch: ignored
+    assert _accel.pick_kernel("python") == "python"
+
+
+@speedups_only
+@pytest.mark.usefixtures("saved_isa")
+def test_isa_environment_variable_forces_each_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _built is not None
+    for isa in _built.supported_isas():
+        monkeypatch.setenv(_accel.ISA_ENV, isa)
+        assert _accel.pick_kernel("c") == isa
+        assert _built.isa() == isa
+
+
+@speedups_only
+@pytest.mark.usefixtures("saved_isa")
+@pytest.mark.parametrize("value", ["", "auto"])
+def test_isa_auto_keeps_the_fastest(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    assert _built is not None
+    fastest = _built.supported_isas()[-1]
+    _built.set_isa(fastest)
+    monkeypatch.setenv(_accel.ISA_ENV, value)
+    assert _accel.pick_kernel("c") == fastest
+
+
+@speedups_only
+@pytest.mark.usefixtures("saved_isa")
+@pytest.mark.parametrize("value", ["sse9", "AVX2", "scalar ", "avx512-typo"])
+def test_unknown_isa_warns_and_keeps_the_kernel(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    assert _built is not None
+    before = _built.isa()
+    monkeypatch.setenv(_accel.ISA_ENV, value)
+    with pytest.warns(
+        RuntimeWarning, match=rf"UTF8GUARD_ISA='{value}' is not a kernel"
+    ):
+        assert _accel.pick_kernel("c") == before
+
+
+@speedups_only
+def test_isa_environment_variable_at_import_and_in_version() -> None:
+    """A fresh interpreter: the variable picks the kernel and --version names it."""
+    env = {**os.environ, _accel.ISA_ENV: "scalar", "PYTHONPATH": str(ROOT)}
+    env.pop(_accel.PURE_PYTHON_ENV, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "utf8guard", "--version"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("(C accelerator, scalar kernel)\n")
+
+
 def test_public_is_valid_is_the_active_implementations() -> None:
     """The middleware imports _scan.is_valid: it must be the compiled one too."""
     c = utf8guard.IMPLEMENTATION == "c"
