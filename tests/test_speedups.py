@@ -285,17 +285,21 @@ def test_public_is_valid_is_the_active_implementations() -> None:
 
 
 # Each case breaks one Python table in a fresh interpreter (the extension initialises
-# once per process), then loads the extension the way utf8guard does.
+# once per process), then loads the extension the way utf8guard does and uses a policy
+# that refuses every set. The lead table and Policy's flags are checked at import;
+# each code-point set when a policy first refuses it (a sweep of every code point).
 BROKEN_TABLES: Final = [
     (
         "extra-code-point",
         "p.BIDI_CONTROLS = ((0x41, 0x41), *p.BIDI_CONTROLS)",
         "_speedups and utf8guard._policy disagree on U+0041 under allow_bidi_controls",
+        "use",
     ),
     (
         "missing-code-point",
         "p.BOM = ()",
         "_speedups and utf8guard._policy disagree on U+FEFF under allow_bom",
+        "use",
     ),
     (
         "lead-table",
@@ -303,16 +307,19 @@ BROKEN_TABLES: Final = [
         "import utf8guard._tables as t\n"
         "t.LEADS = t.LEADS[:0xC0] + t.LEADS[:1] * 2 + t.LEADS[0xC2:]",
         "LEADS[0xC0] is inconsistent",
+        "import",
     ),
     (
         "unsorted",
         "p.CONTROLS = tuple(reversed(p.CONTROLS))",
         "allow_controls: ranges not sorted and disjoint",
+        "use",
     ),
     (
         "wrong-kind",
         "p.refused_ranges = lambda policy: ((p.Kind.NUL, ()),)",
         "refused_ranges() for allow_noncharacters alone is not one set",
+        "use",
     ),
     (
         "unknown-flag",
@@ -321,33 +328,61 @@ BROKEN_TABLES: Final = [
         "[(f.name, bool, True) for f in dataclasses.fields(p.Policy) if f.init]"
         " + [('allow_extra', bool, True)], kw_only=True)",
         "Policy field 'allow_extra' is not the flag _speedups expects",
+        "import",
     ),
 ]
+
+#: Loads the extension, then asks twice under a policy that refuses every set.
+_USE_EVERY_SET: Final = """
+from utf8guard import _accel
+_accel.load()
+from utf8guard import _speedups
+flags = ("noncharacters", "nul", "controls", "bidi_controls", "private_use", "bom")
+every = p.Policy(**{f"allow_{flag}": False for flag in flags})
+for attempt in range(2):
+    try:
+        _speedups.is_valid(b"", every)
+    except ValueError as exc:
+        print("refused:", exc)
+"""
 
 
 @speedups_only
 @pytest.mark.parametrize(
-    ("patch", "message"),
-    [(patch, message) for _, patch, message in BROKEN_TABLES],
-    ids=[name for name, _, _ in BROKEN_TABLES],
+    ("patch", "message", "when"),
+    [(patch, message, when) for _, patch, message, when in BROKEN_TABLES],
+    ids=[name for name, _, _, _ in BROKEN_TABLES],
 )
-def test_extension_refuses_to_load_when_its_sets_differ(
-    patch: str, message: str
+def test_extension_refuses_to_work_when_its_sets_differ(
+    patch: str, message: str, when: str
 ) -> None:
-    """As for the lead table: the C copies of the policy's sets are checked at import
-    and a mismatch raises ValueError, which _accel.load() does not turn into a silent
-    fallback to pure Python."""
+    """A lead table or Policy flag C does not know fails the import; a code-point set
+    that differs from C's fails every call under a policy that refuses it. Either is
+    a ValueError, which _accel.load() does not turn into a silent fallback."""
     code = (
         "import os\n"
         "import utf8guard._policy as p\n"
         f"{patch}\n"
-        f"del os.environ[{_accel.PURE_PYTHON_ENV!r}]\n"
-        "from utf8guard import _accel\n"
-        "_accel.load()\n"
+        f"del os.environ[{_accel.PURE_PYTHON_ENV!r}]\n" + _USE_EVERY_SET
     )
     result = run_pure(code)
-    assert result.returncode != 0
-    assert f"ValueError: {message}" in result.stderr, result.stderr
+    if when == "import":
+        assert result.returncode != 0
+        assert f"ValueError: {message}" in result.stderr, result.stderr
+    else:
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert len(lines) == 2, result.stdout
+        assert all(line.startswith(f"refused: {message}") for line in lines), lines
+
+
+def test_every_set_is_checked_when_first_refused() -> None:
+    """Without a broken table the same script passes: nothing refused."""
+    result = run_pure(
+        "import utf8guard._policy as p\nimport os\n"
+        f"del os.environ[{_accel.PURE_PYTHON_ENV!r}]\n" + _USE_EVERY_SET
+    )
+    assert (result.returncode, result.stdout) == (0, ""), result.stderr
 
 
 # --- the public API on both implementations ----------------------------------------

@@ -8,8 +8,10 @@
  * The scan itself (the exact byte scan and the filters in front of it, one per
  * instruction set) is plain C in _speedups_scan.h. This file is the Python glue: it
  * fills the scan's lead-byte table from _tables.py, proves its copies of the policy's
- * code-point sets equal to _policy.py's at import (check_sets; a mismatch fails the
- * import), picks the instruction set and turns results into Violation objects.
+ * code-point sets equal to _policy.py's (check_sets: Policy's flags at import, each
+ * flag's set when a policy first refuses it; a mismatch fails that call and every
+ * later one that needs the set), picks the instruction set and turns results into
+ * Violation objects.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,12 +40,15 @@ static unsigned cached_mask;
 static PyObject *strict_policy;  /* utf8guard._policy.STRICT, is_valid's default */
 
 /* Policy's allow_* fields, in the order of enum refuse; the set FLAGS[i] refuses has
- * Kind K_NONCHARACTER + i (both checked at import by check_sets). */
+ * Kind K_NONCHARACTER + i (both checked by check_flags and check_sets). */
 static const char *const FLAGS[] = {
     "allow_noncharacters", "allow_nul",         "allow_controls",
     "allow_bidi_controls", "allow_private_use", "allow_bom",
 };
 #define FLAG_COUNT ((int)(sizeof FLAGS / sizeof FLAGS[0]))
+
+static unsigned checked_sets; /* the flags whose sets check_sets proved equal */
+static int check_sets(unsigned flags);
 
 static int policy_mask(PyObject *policy, unsigned *mask) {
     if (policy == cached_policy) {
@@ -62,6 +67,10 @@ static int policy_mask(PyObject *policy, unsigned *mask) {
         if (!allowed)
             m |= 1u << i;
     }
+    /* Each set is compared with _policy.py's when a policy first refuses it: a sweep
+     * over every code point costs about 3 ms a set, too much for every import. */
+    if ((m & ~checked_sets) && check_sets(m & ~checked_sets) < 0)
+        return -1;
     Py_INCREF(policy);
     Py_XSETREF(cached_policy, policy);
     cached_mask = m;
@@ -650,21 +659,38 @@ static int check_set(PyObject *ranges, int flag) {
 }
 
 /* The C copies of the policy's code-point sets (refused_ascii, refused_code_point;
- * the SIMD filters are supersets of them, tested per instruction set) must equal
- * _policy.py's tables, as LEADS must equal _tables.py's. */
-static int check_sets(void) {
+ * the filters are supersets of them, tested per instruction set) must equal
+ * _policy.py's tables, as LEADS must equal _tables.py's: the sets of `flags`, which
+ * are then marked checked. */
+static int check_sets(unsigned flags) {
     PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
     if (policy_module == NULL)
         return -1;
     PyObject *policy_type = PyObject_GetAttrString(policy_module, "Policy");
-    int rc = policy_type != NULL && check_flags(policy_type) == 0 ? 0 : -1;
+    int rc = policy_type != NULL ? 0 : -1;
     for (int flag = 0; rc == 0 && flag < FLAG_COUNT; flag++) {
+        if (!(flags & (1u << flag)))
+            continue;
         PyObject *ranges = python_ranges(policy_module, policy_type, flag);
         rc = ranges != NULL && check_set(ranges, flag) == 0 ? 0 : -1;
         Py_XDECREF(ranges);
+        if (rc == 0)
+            checked_sets |= 1u << flag;
     }
     Py_XDECREF(policy_type);
     Py_DECREF(policy_module);
+    return rc;
+}
+
+/* Fail unless utf8guard._policy.Policy has exactly the flags FLAGS names. */
+static int load_flags(void) {
+    PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
+    if (policy_module == NULL)
+        return -1;
+    PyObject *policy_type = PyObject_GetAttrString(policy_module, "Policy");
+    Py_DECREF(policy_module);
+    int rc = policy_type != NULL && check_flags(policy_type) == 0 ? 0 : -1;
+    Py_XDECREF(policy_type);
     return rc;
 }
 
@@ -679,7 +705,7 @@ static int load_strict(void) {
 }
 
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (load_kinds() < 0 || load_leads() < 0 || check_sets() < 0 || load_strict() < 0)
+    if (load_kinds() < 0 || load_leads() < 0 || load_flags() < 0 || load_strict() < 0)
         return NULL;
     dfa_build();
     for (int i = ISA_COUNT - 1; i > 0; i--) {
