@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from ._policy import Policy
 from ._violation import Violation
@@ -43,12 +43,14 @@ StreamStep = Callable[
 ]
 
 
-class IsValid(Protocol):
-    """The signature of the public ``is_valid``, compiled or not."""
+if TYPE_CHECKING:  # a Protocol class costs import time; only mypy needs it
 
-    def __call__(
-        self, data: bytes | bytearray | memoryview, policy: Policy = ...
-    ) -> bool: ...
+    class IsValid(Protocol):
+        """The signature of the public ``is_valid``, compiled or not."""
+
+        def __call__(
+            self, data: bytes | bytearray | memoryview, policy: Policy = ...
+        ) -> bool: ...
 
 
 def load() -> tuple[str, FirstViolation | None, IsValid | None, StreamStep | None]:
