@@ -12,10 +12,15 @@
  * two-byte pattern is ill-formed, and a saturating subtraction checks that the third
  * and fourth bytes of 3- and 4-byte sequences are continuations.
  */
-#ifdef KERNEL_TARGET
+#if defined(KERNEL_TARGET) && !defined(UTF8GUARD_MSVC)
 #define TARGET __attribute__((target(KERNEL_TARGET)))
 #else
-#define TARGET
+#define TARGET /* NEON is baseline on AArch64; MSVC needs no target for intrinsics */
+#endif
+#ifdef UTF8GUARD_MSVC
+#define NOINLINE __declspec(noinline)
+#else
+#define NOINLINE __attribute__((noinline))
 #endif
 #define LANES (BLOCK_BYTES / KERNEL_WIDTH)
 
@@ -201,7 +206,7 @@ static inline TARGET V KERNEL_NAME(candidates)(V input, V prev1, V prev2,
 
 /* A block the fast filter flagged, again with the sharper noncharacter test:
  * nonzero when it may still hold a violation. `before` is the vector before it. */
-static TARGET __attribute__((noinline)) int KERNEL_NAME(block_sharp)(
+static TARGET NOINLINE int KERNEL_NAME(block_sharp)(
     const uint8_t *block, V before, unsigned mask) {
     V err = V_ZERO();
     for (int k = 0; k < LANES; k++) {
@@ -288,6 +293,7 @@ static TARGET int KERNEL_NAME(scan)(const uint8_t *p, size_t pos, size_t end,
 }
 
 #undef TARGET
+#undef NOINLINE
 #undef LANES
 #undef V
 #undef V_LOAD

@@ -21,6 +21,15 @@
 #define UTF8GUARD_X86 1
 #define UTF8GUARD_SIMD 1
 #include <immintrin.h>
+#elif defined(_MSC_VER) && defined(_M_X64)
+/* MSVC compiles every intrinsic without a target attribute; the CPU is asked with
+ * cpuid (msvc_supports). Not compiled on this project's CI machines: read against
+ * Microsoft's intrinsics reference only. */
+#define UTF8GUARD_X86 1
+#define UTF8GUARD_SIMD 1
+#define UTF8GUARD_MSVC 1
+#include <immintrin.h>
+#include <intrin.h>
 #elif defined(__aarch64__) && defined(__GNUC__)
 /* Advanced SIMD is part of the AArch64 base architecture (Arm ARM A1.5): no run-time
  * check is needed. */
@@ -329,10 +338,35 @@ static const isa_t ISAS[] = {
 };
 #define ISA_COUNT ((int)(sizeof ISAS / sizeof ISAS[0]))
 
+#ifdef UTF8GUARD_MSVC
+/* Intel SDM Vol. 2A, CPUID: leaf 1 ECX bit 19 SSE4.1, bit 27 OSXSAVE; leaf 7 EBX bit 5
+ * AVX2, bit 16 AVX512F, bit 30 AVX512BW; XGETBV(0) bits 1-2 (SSE and AVX state) and
+ * 5-7 (AVX-512 state) set when the OS saves those registers. */
+static int msvc_supports(const char *name) {
+    int leaf0[4], leaf1[4], leaf7[4] = {0, 0, 0, 0};
+    __cpuid(leaf0, 0);
+    __cpuid(leaf1, 1);
+    if (strcmp(name, "sse4.1") == 0)
+        return (leaf1[2] >> 19) & 1;
+    if (!((leaf1[2] >> 27) & 1) || leaf0[0] < 7)
+        return 0;
+    unsigned long long xcr0 = _xgetbv(0);
+    __cpuidex(leaf7, 7, 0);
+    int avx_state = (xcr0 & 0x6) == 0x6;
+    if (strcmp(name, "avx2") == 0)
+        return avx_state && ((leaf7[1] >> 5) & 1);
+    return avx_state && (xcr0 & 0xE0) == 0xE0 && ((leaf7[1] >> 16) & 1) &&
+           ((leaf7[1] >> 30) & 1);
+}
+#endif
+
 static int isa_supported(int index) {
     if (index < 0 || index >= ISA_COUNT)
         return 0;
-#ifdef UTF8GUARD_X86
+#ifdef UTF8GUARD_MSVC
+    if (index > 0)
+        return msvc_supports(ISAS[index].name);
+#elif defined(UTF8GUARD_X86)
     const char *name = ISAS[index].name;
     __builtin_cpu_init();
     if (strcmp(name, "sse4.1") == 0)
