@@ -19,8 +19,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.errors import CCompilerError, ExecError, PlatformError
 
-#: GCC and Clang; MSVC gets its defaults (the SIMD kernels are GCC/Clang only and
-#: compile out, leaving the portable scalar scan).
+#: GCC and Clang; MSVC gets its defaults (its SIMD kernels need no target flags: each
+#: runs only after a cpuid check, see utf8guard/_speedups_scan.h).
 UNIX_FLAGS = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Werror"]
 REQUIRE_ENV = "UTF8GUARD_REQUIRE_ACCEL"
 
@@ -63,7 +63,12 @@ setup(
                 "utf8guard/_speedups_environ.c",
                 "utf8guard/_speedups_lane.c",
             ],
-            depends=["utf8guard/_speedups_kernel.h", "utf8guard/_speedups_shared.h"],
+            depends=[
+                "utf8guard/_speedups_kernel.h",
+                "utf8guard/_speedups_portable.h",
+                "utf8guard/_speedups_scan.h",
+                "utf8guard/_speedups_shared.h",
+            ],
         )
     ],
 )
