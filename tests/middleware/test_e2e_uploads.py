@@ -1,5 +1,8 @@
 """End to end, issue 26: what real clients upload passes a guard with default options.
 
+Compressed bodies too: a gzip or deflate JSON body is checked decoded and reaches
+the app as sent.
+
 Raw requests over sockets to uvicorn (ASGI) and Gunicorn (WSGI) running
 ``e2e_default_app``: file parts are bytes whatever their type (python-requests
 sends none, httpx labels ``x.txt.gz`` text/plain), upload names are refused only
@@ -9,7 +12,9 @@ while form fields keep it. The attacks beside them must still be refused.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import gzip
+import zlib
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -165,3 +170,37 @@ def test_large_field_is_too_large(server: int) -> None:
     status, problem = upload(server, part(b'name="a"', b"a" * LARGE_BYTES))
     assert status == 413
     assert problem["status"] == 413
+
+
+def post_encoded(
+    port: int, coding: bytes, body: bytes
+) -> tuple[int, dict[str, object]]:
+    head = (
+        b"POST /telemetry HTTP/1.1\r\nContent-Type: application/json\r\n"
+        b"Content-Encoding: " + coding + b"\r\nContent-Length: %d\r\n\r\n" % len(body)
+    )
+    return request(HOST, port, head, body)
+
+
+@pytest.mark.parametrize(
+    ("coding", "compress"), [(b"gzip", gzip.compress), (b"deflate", zlib.compress)]
+)
+def test_compressed_json_is_checked_decoded(
+    server: int, coding: bytes, compress: Callable[[bytes], bytes]
+) -> None:
+    clean = compress('{"msg": "Grüße 👋", "city": "Medellín"}'.encode())
+    status, seen = post_encoded(server, coding, clean)
+    # The app reads the body as sent: compressed.
+    assert (status, seen) == (200, {"length": len(clean)})
+    status, problem = post_encoded(server, coding, compress(b'{"a": "\xc0\xaf"}'))
+    assert status == 400
+    assert problem["violations"][0]["kind"] == "overlong"  # type: ignore[index]
+
+
+def test_unknown_coding_and_bomb(server: int) -> None:
+    status, problem = post_encoded(server, b"br", b"\x0b\x01\x80{}\x03")
+    assert status == 400
+    assert problem["violations"][0]["kind"] == "unsupported_content_encoding"  # type: ignore[index]
+    bomb = gzip.compress(b"[" + b" " * (64 << 20) + b"]")
+    status, problem = post_encoded(server, b"gzip", bomb)
+    assert status == 413

@@ -13,6 +13,7 @@ from typing import Final
 from ._body import body_inspector
 from ._clean import is_clean_head
 from ._config import GuardConfig
+from ._decompress import DecodingInspector
 from ._finding import Action, Finding, RequestKind, RequestSummary, ScopeType
 from ._multipart import MultipartInspector
 from ._problem import Problem, invalid_request, too_large
@@ -201,6 +202,10 @@ class BodyCheck:
             return None
         files = inspector.file_bytes if isinstance(inspector, MultipartInspector) else 0
         if self._over_limit(self._received - files, self._config.max_body_size):
+            return self._too_large(self._config.max_body_size)
+        # Decoded past the limit or the ratio cap (report mode: the check stopped).
+        decoded = isinstance(inspector, DecodingInspector) and inspector.too_large
+        if decoded and self._config.mode != "report":
             return self._too_large(self._config.max_body_size)
         uploads = self._config.max_upload_size
         if uploads is not None and self._over_limit(files, uploads):

@@ -67,9 +67,13 @@ class RequestKind(str, enum.Enum):
     #: a second Content-Type or Content-Encoding field (RFC 9110 §5.3: singletons whose
     #: duplicates two parsers may resolve differently)
     DUPLICATE_HEADER = "duplicate_header"
-    #: a Content-Encoding other than identity on a body the guard must inspect, or a
-    #: multipart part with a Content-Transfer-Encoding such as base64
+    #: a Content-Encoding other than identity, gzip or deflate on a body the guard
+    #: must inspect, a list of codings, or a multipart part with a
+    #: Content-Transfer-Encoding such as base64
     UNSUPPORTED_CONTENT_ENCODING = "unsupported_content_encoding"
+    #: a gzip or deflate body that does not decode, ends early, or has bytes after
+    #: its end (RFC 1950, RFC 1952): each decoder would stop at another byte
+    MALFORMED_CONTENT_ENCODING = "malformed_content_encoding"
     #: a JSON ``\\u`` escape of a lone surrogate (RFC 8259 §8.2)
     JSON_SURROGATE_ESCAPE = "json_surrogate_escape"
     #: a JSON ``\\u`` escape not followed by four hex digits (RFC 8259 §7)
