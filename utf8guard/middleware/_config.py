@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -22,6 +23,7 @@ __all__ = [
     "MAX_UPLOAD_BYTES",
     "MEMORY_BODY_BYTES",
     "MODES",
+    "OPTION_NAMES",
     "GuardConfig",
     "GuardOptions",
     "Mode",
@@ -248,9 +250,14 @@ def configure(config: GuardConfig | None, options: Mapping[str, object]) -> Guar
         ValueError: a bad option value (see :class:`GuardConfig`).
     """
     if config is None:
-        unknown = sorted(set(options) - _OPTION_NAMES)
+        unknown = sorted(set(options) - OPTION_NAMES)
         if unknown:
-            raise TypeError(f"unknown option {unknown[0]!r}")
+            near = difflib.get_close_matches(unknown[0], OPTION_NAMES, n=1)
+            guess = f" (did you mean {near[0]!r}?)" if near else ""
+            raise TypeError(
+                f"unknown option {unknown[0]!r}{guess}; the options are: "
+                + ", ".join(sorted(OPTION_NAMES))
+            )
         return GuardConfig(**options)  # type: ignore[arg-type]  # checked in __post_init__
     if not isinstance(config, GuardConfig):
         raise TypeError(f"config must be a GuardConfig, not {type(config).__name__}")
@@ -260,4 +267,5 @@ def configure(config: GuardConfig | None, options: Mapping[str, object]) -> Guar
     return config
 
 
-_OPTION_NAMES: Final = frozenset(f.name for f in fields(GuardConfig) if f.init)
+#: The keyword options of every adapter (GuardConfig's fields).
+OPTION_NAMES: Final = frozenset(f.name for f in fields(GuardConfig) if f.init)

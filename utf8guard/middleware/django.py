@@ -4,6 +4,8 @@ Settings (``settings.py``)::
 
     MIDDLEWARE = ["utf8guard.middleware.django.Utf8GuardMiddleware", ...]
     UTF8GUARD = {"mode": "block", "request_id_header": "x-request-id"}
+    # optional: system checks of both in ``manage.py check``
+    INSTALLED_APPS = [..., "utf8guard.middleware.django.Utf8GuardAppConfig"]
 
 Imports Django; the rest of ``utf8guard.middleware`` does not.
 """
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Final, cast
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 
 # Django ships no type information, and django-stubs is no dependency of ours.
+from django.apps import AppConfig
 from django.http import (
     HttpRequest,
     HttpResponse,
@@ -29,7 +32,7 @@ from .wsgi import Utf8GuardWSGIMiddleware
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
-__all__ = ["SETTING", "Utf8GuardMiddleware"]
+__all__ = ["SETTING", "Utf8GuardAppConfig", "Utf8GuardMiddleware"]
 
 #: The Django setting that holds the options: the adapters' keywords, or ``config``.
 SETTING: Final = "UTF8GUARD"
@@ -76,9 +79,16 @@ class Utf8GuardMiddleware:
             name = type(options).__name__
             raise TypeError(f"{SETTING} must be a dict of options, not {name}")
         rest = {key: value for key, value in options.items() if key != "config"}
-        self.config = configure(options.get("config"), rest)
+        try:
+            self.config = configure(options.get("config"), rest)
+        except (TypeError, ValueError) as exc:
+            # Issue 26: a server that dies at boot names the setting to fix.
+            raise type(exc)(f"{SETTING} setting: {exc}") from exc
         if self.config.stream_body:
-            raise ValueError("stream_body is not supported by the Django middleware")
+            raise ValueError(
+                f"{SETTING} setting: stream_body is not supported by the Django "
+                "middleware"
+            )
         self.get_response = get_response
         self._is_async = iscoroutinefunction(get_response)
         if self._is_async:
@@ -215,3 +225,20 @@ def _set_path(request: HttpRequest, checked: WSGIEnvironment) -> None:
     request.path_info = path_info
     request.META["SCRIPT_NAME"] = script
     request.META["PATH_INFO"] = path_info
+
+
+class Utf8GuardAppConfig(AppConfig):  # type: ignore[misc]  # Django ships no types
+    """Optional: in ``INSTALLED_APPS``, ``manage.py check`` checks the ``UTF8GUARD``
+    setting (unknown keys, with the valid ones listed; types and values) and the
+    guard's place in ``MIDDLEWARE`` (first, once, the Django class)."""
+
+    name = "utf8guard.middleware"
+    label = "utf8guard"
+    verbose_name = "utf8guard"
+
+    def ready(self) -> None:
+        from django.core import checks
+
+        from ._django_checks import check_guard
+
+        checks.register(check_guard)
