@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, cast
+from urllib.parse import unquote_to_bytes
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 
@@ -25,6 +26,7 @@ from django.http import (
     HttpResponse,
     HttpResponseBase,
 )
+from django.utils.encoding import repercent_broken_unicode
 
 from ._config import GuardConfig, configure
 from .wsgi import Utf8GuardWSGIMiddleware
@@ -174,7 +176,7 @@ def _environ(request: HttpRequest) -> WSGIEnvironment:
     # Django has replaced META's PATH_INFO and SCRIPT_NAME with text (invalid bytes
     # re-percent-encoded); as PEP 3333 strings they are that text's UTF-8.
     environ["SCRIPT_NAME"] = _wsgi_str(request.META.get("SCRIPT_NAME", ""))
-    environ["PATH_INFO"] = _wsgi_str(request.path_info)
+    environ["PATH_INFO"] = _server_path_info(request, environ["SCRIPT_NAME"])
     scope = getattr(request, "scope", None)
     if isinstance(scope, dict):
         # ASGIRequest.META has the query decoded as UTF-8 and no raw target; the scope
@@ -188,6 +190,30 @@ def _environ(request: HttpRequest) -> WSGIEnvironment:
         if isinstance(raw_path, bytes):
             environ["RAW_URI"] = raw_path.decode("latin-1")
     return environ
+
+
+def _server_path_info(request: HttpRequest, script_name: str) -> str:
+    """PATH_INFO as the server gave it, as far as the request shows it.
+
+    Django re-percent-encodes the bytes of PATH_INFO that are not UTF-8
+    (``repercent_broken_unicode``): ``/%C0%AF`` reads as the text ``/%C0%AF``,
+    which the guard would see as a second escape (issue 26: two spurious
+    ``double_encoding`` findings the WSGI adapter does not make). When the server
+    kept the raw target (``RAW_URI``, ``REQUEST_URI``: Gunicorn, uWSGI, Werkzeug),
+    its decoded path is used, if Django's text is exactly Django's reading of it.
+    """
+    path_info = _wsgi_str(request.path_info)
+    raw = request.META.get("RAW_URI") or request.META.get("REQUEST_URI")
+    if not isinstance(raw, str) or not raw.startswith("/"):
+        return path_info
+    decoded = unquote_to_bytes(raw.partition("?")[0])
+    script = script_name.encode("latin-1")
+    if not decoded.startswith(script):
+        return path_info
+    server = decoded[len(script) :] or b"/"
+    if repercent_broken_unicode(server) != request.path_info.encode():
+        return path_info
+    return server.decode("latin-1")
 
 
 def _wsgi_str(text: str) -> str:
