@@ -85,7 +85,7 @@ def filename_refusal(
     if "filename" in params:
         at, plain = params["filename"]
         # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
-        # it: check the reading with the quote, which Windows refuses in names.
+        # it: check the reading with the quote (Windows's rules refuse it).
         quoted = plain.replace(b"%22", b'"')
         refused = unsafe(quoted)
         if refused is not None:
