@@ -822,6 +822,9 @@ REFERENCE_CASES = [
     ("past-10ffff", b"a&#x110000;.txt", "out_of_range"),
     ("many-digits", b"a&#" + b"9" * 40 + b";.txt", "out_of_range"),
     ("many-leading-zeros", b"a&#x" + b"0" * 40 + b"e9;.txt", None),
+    # past int()'s 4300 digits html.unescape raises (Django's reading fails): refused
+    ("huge-decimal", b"a&#" + b"1" * 5000 + b";.txt", "out_of_range"),
+    ("huge-decimal-zeros", b"a&#" + b"0" * 5000 + b"65;.txt", "out_of_range"),
     # a noncharacter reference is dropped: Django reads "a.txt"
     ("noncharacter-dropped", b"a&#x10FFFF;.txt", None),
 ]

@@ -94,7 +94,12 @@ def filename_refusal(
         # &#x2215; a slash look-alike): its reading gets the same rules, unless it
         # is the name just checked (no "&" and no "%22": most names).
         text = plain.decode()
-        unescaped = html.unescape(text).encode()
+        try:
+            unescaped = html.unescape(text).encode()
+        except ValueError:
+            # A decimal reference past int()'s digit limit (CVE-2020-10735):
+            # html.unescape raises, so Django's reading of the name fails (500).
+            return Kind.OUT_OF_RANGE, at
         if unescaped != quoted:
             refused = _reference_refusal(text) or unsafe(unescaped)
             if refused is not None:
