@@ -45,7 +45,6 @@ def _status(status: int, media_type: bytes = b"text/plain") -> Exchange:
         ),
         ("F3-filename-bidi", {"files": [["f", "inv\u202etxt.exe", ""]]}, "bidi"),
         ("filename-traversal", {"files": [["f", "../../etc/passwd", ""]]}, "separator"),
-        ("filename-device-con", {"files": [["f", "CON", ""]]}, "forbidden"),
         ("filename-division-slash", {"files": [["f", "a\u2215b", ""]]}, "look-alike"),
         ("F6-path-crlf", {"path": "/a\r\nSet-Cookie: evil=1"}, "control"),
         ("F6-path-c1-nel", {"path": "/a\x85b"}, "control"),
@@ -78,6 +77,12 @@ def test_a_leak_is_caught(row_id: str, fields: dict[str, object], why: str) -> N
     verdict = judge(_ROWS[row_id], _echo(**fields))
     assert verdict.outcome == "leaked"
     assert re.search(re.escape(why), verdict.detail, re.IGNORECASE), verdict.detail
+
+
+def test_a_windows_device_name_is_a_control() -> None:
+    # Issue 26: refused only with windows_upload_names; by default it must arrive.
+    verdict = judge(_ROWS["filename-device-con"], _echo(files=[["f", "CON", "78"]]))
+    assert verdict.outcome == "passed", verdict.detail
 
 
 def test_a_clean_echo_of_a_row_to_refuse_is_allowed() -> None:

@@ -202,6 +202,24 @@ DISPATCH_CASES = [
         "unsupported_content_encoding",
     ),
     (
+        "gzip-json",
+        [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")],
+        "DecodingInspector",
+    ),
+    (
+        "brotli-json",
+        [(b"content-type", b"application/json"), (b"content-encoding", b"br")],
+        "unsupported_content_encoding",
+    ),
+    (
+        "gzip-form",
+        [
+            (b"content-type", b"application/x-www-form-urlencoded"),
+            (b"content-encoding", b"gzip"),
+        ],
+        "unsupported_content_encoding",
+    ),
+    (
         "identity",
         [(b"content-type", b"text/plain"), (b"content-encoding", b"identity")],
         "SniffingInspector",

@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Final
 
 from ._config import GuardConfig
+from ._decompress import decoding_inspector
 from ._finding import Finding, RequestKind
 from ._form import FormInspector
 from ._json import JsonInspector
@@ -31,8 +32,9 @@ def body_inspector(
     ``text/*`` type is checked as UTF-8 text, and as JSON when it starts like JSON;
     a body of any other (binary) type gets the JSON checks when it starts like JSON
     and passes untouched otherwise, or is checked as text with
-    ``inspect_all_bodies``. A compressed body of a binary type passes: it cannot be
-    sniffed, and frameworks do not decompress it before parsing.
+    ``inspect_all_bodies``. A compressed body of a binary type passes: frameworks do
+    not decompress it before parsing. A JSON body in gzip or deflate is checked
+    decoded (:mod:`._decompress`); other compressed bodies are refused.
     """
     types: list[bytes] = []
     codings: list[bytes] = []
@@ -48,10 +50,16 @@ def body_inspector(
     if isinstance(inspector, Finding):
         return inspector
     if codings and codings[0].strip().lower() not in (b"", b"identity"):
-        binary = isinstance(inspector, SniffingInspector) and inspector.binary
-        return (
-            None if binary else body_finding(RequestKind.UNSUPPORTED_CONTENT_ENCODING)
-        )
+        if isinstance(inspector, SniffingInspector) and inspector.binary:
+            return None
+        # Issue 26: a JSON body in gzip or deflate is checked decoded. Only JSON:
+        # frameworks parse a form, multipart or text body's raw bytes whatever its
+        # Content-Encoding, and a gzip header's FNAME or a stored block carries any
+        # bytes there; raw gzip or zlib bytes are never a JSON text (1f 8b, and a
+        # zlib header then deflate blocks), so json.loads of them fails.
+        if isinstance(inspector, JsonInspector):
+            return decoding_inspector(codings[0], inspector, config.max_body_size)
+        return body_finding(RequestKind.UNSUPPORTED_CONTENT_ENCODING)
     return inspector
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "ScopeType",
     "ViolationEvent",
     "safe_name",
+    "title",
 ]
 
 #: What the guard did about a request's findings (report mode lets it through as is).
@@ -67,9 +68,13 @@ class RequestKind(str, enum.Enum):
     #: a second Content-Type or Content-Encoding field (RFC 9110 §5.3: singletons whose
     #: duplicates two parsers may resolve differently)
     DUPLICATE_HEADER = "duplicate_header"
-    #: a Content-Encoding other than identity on a body the guard must inspect, or a
-    #: multipart part with a Content-Transfer-Encoding such as base64
+    #: a Content-Encoding other than identity, gzip or deflate on a body the guard
+    #: must inspect, a list of codings, or a multipart part with a
+    #: Content-Transfer-Encoding such as base64
     UNSUPPORTED_CONTENT_ENCODING = "unsupported_content_encoding"
+    #: a gzip or deflate body that does not decode, ends early, or has bytes after
+    #: its end (RFC 1950, RFC 1952): each decoder would stop at another byte
+    MALFORMED_CONTENT_ENCODING = "malformed_content_encoding"
     #: a JSON ``\\u`` escape of a lone surrogate (RFC 8259 §8.2)
     JSON_SURROGATE_ESCAPE = "json_surrogate_escape"
     #: a JSON ``\\u`` escape not followed by four hex digits (RFC 8259 §7)
@@ -160,6 +165,73 @@ class RequestKind(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+#: Issue 26: a problem title per family of kinds (RFC 9457 §3.1.3: the title names
+#: the problem type; "not valid UTF-8" only for ill-formed UTF-8 itself). Kinds not
+#: listed here are the ill-formed ones of Table 3-7.
+_FAMILIES: Final[tuple[tuple[str, frozenset[str]], ...]] = (
+    (
+        "Request holds characters the server refuses",
+        frozenset(
+            {"noncharacter", "nul", "control", "bidi_control", "private_use", "bom"}
+        ),
+    ),
+    ("Unsafe file name", frozenset(PathKind) - frozenset(Kind)),
+    (
+        "Ambiguous request framing",
+        frozenset(
+            {
+                "ambiguous_framing",
+                "duplicate_header",
+                "unreadable_body",
+                "malformed_multipart",
+                "ambiguous_parameter",
+                "invalid_header_name",
+                *(kind for kind in RequestKind if kind.startswith("multipart_")),
+            }
+        ),
+    ),
+    (
+        "Unsupported encoding",
+        frozenset(
+            {
+                "unsupported_charset",
+                "non_utf8_json",
+                "unsupported_content_encoding",
+                "malformed_content_encoding",
+            }
+        ),
+    ),
+    (
+        "Ambiguous escape or path",
+        frozenset(
+            {
+                "malformed_escape",
+                "nonstandard_escape",
+                "double_encoding",
+                "encoded_separator",
+                "encoded_dot_segment",
+                "ambiguous_dot_segment",
+                "lookalike_separator",
+                "non_ascii_target",
+                "cookie_octal_escape",
+                "json_surrogate_escape",
+                "malformed_json_escape",
+            }
+        ),
+    ),
+)
+#: The title of ill-formed UTF-8 (and of a refusal that lists no finding).
+INVALID_UTF8_TITLE: Final = "Request is not valid UTF-8"
+
+
+def title(kind: Kind | RequestKind | PathKind | None) -> str:
+    """The problem title of a refusal whose first finding is of ``kind``."""
+    for name, kinds in _FAMILIES:
+        if kind in kinds:
+            return name
+    return INVALID_UTF8_TITLE
 
 
 #: The longest name shown in reports and logs.

@@ -86,7 +86,7 @@ class MultipartInspector:
     UTF-8; ``filename`` and ``filename*`` get the name rules of
     :mod:`utf8guard.paths`. A part without a (non-empty) ``filename`` is a form
     field and is checked as text, or as JSON when so typed, whatever else its
-    Content-Type says; a file is checked only when its type is text or JSON.
+    Content-Type says; a file's content is bytes and is not checked (issue 26).
 
     A body of more than ``config.max_multipart_parts`` parts is refused at the
     delimiter that opens the first part too many: each part costs a fixed amount,
@@ -104,7 +104,9 @@ class MultipartInspector:
         self._dash = b"--" + boundary
         self._max_parts = config.max_multipart_parts
         self._policy = config.policy
-        self._rules = plan_rules(config.policy, config.effective_path_policy)
+        self._rules = plan_rules(
+            config.policy, config.effective_path_policy, config.windows_upload_names
+        )
         self._buf = b""
         self._pos = 0  # index in _buf of the first byte not yet consumed
         self._base = 0  # stream offset of _buf[0]
@@ -120,6 +122,9 @@ class MultipartInspector:
         self._received = 0
         self._found = 0
         self._parts = 0  # parts opened so far
+        #: Content bytes of file parts so far, which no check reads (issue 26): the
+        #: body limit leaves them to ``max_upload_size``.
+        self.file_bytes = 0
 
     @property
     def _offset(self) -> int:
@@ -245,6 +250,8 @@ class MultipartInspector:
                 data = self._consume(count)
                 if part is not None:
                     findings += part.feed(data)
+                else:
+                    self.file_bytes += count
             self._scan = max(self._scan, len(self._buf) - len(self._dash) + 1)
             return False
         # RFC 2046 §5.1.1: delimiter := CRLF dash-boundary; the CRLF is not content,
@@ -258,7 +265,9 @@ class MultipartInspector:
             plan, self._buf[self._pos : end], self._policy
         ):
             part = self._inspector()
-            if part is not None:
+            if part is None:
+                self.file_bytes += end - self._pos
+            else:
                 data = self._buf[self._pos : end]
                 findings += part.feed(data) + part.finish()
         self._plan = self._part = None

@@ -94,22 +94,26 @@ PartPlan = tuple[str, str | None]
 
 
 class PlanRules:
-    """The two policies a header block is judged by, as one cache key.
+    """What a header block is judged by (two policies, and whether upload names get
+    the Windows rules), as one cache key.
 
     Hashed by identity (one per pair of policies, from :func:`plan_rules`): a frozen
     dataclass computes its hash anew on each call, so a key of two Policy objects
     had every part's cached lookup hash both.
     """
 
-    __slots__ = ("path_policy", "policy")
+    __slots__ = ("path_policy", "policy", "windows_names")
 
-    def __init__(self, policy: Policy, path_policy: Policy) -> None:
+    def __init__(
+        self, policy: Policy, path_policy: Policy, windows_names: bool = False
+    ) -> None:
         self.policy = policy
         self.path_policy = path_policy
+        self.windows_names = windows_names
 
 
-#: The PlanRules of each pair of policies; an evicted pair only costs its blocks'
-#: cached verdicts.
+#: The PlanRules of each set of rules; an evicted one only costs its blocks' cached
+#: verdicts.
 plan_rules: Final = lru_cache(maxsize=16)(PlanRules)
 
 
@@ -118,7 +122,7 @@ def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding |
     refusal of its headers. None: the content passes unchecked.
 
     Form fields (parts without ``filename``) are checked as text, or as JSON when so
-    typed; files only when their type is text or JSON.
+    typed; a file's content is bytes, never checked.
     """
     if len(block) <= MAX_CACHED_BLOCK_BYTES:
         plan = _cached_plan(block, rules)
@@ -173,7 +177,7 @@ def _plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
         return params
     name = safe_name(params["name"][1]) if "name" in params else None
     refusal = name_refusal(params, policy) or filename_refusal(
-        params, rules.path_policy
+        params, rules.path_policy, windows=rules.windows_names
     )
     if refusal is not None:
         return Finding(Location.BODY, name, *refusal)
@@ -197,6 +201,14 @@ def _content_check(
     _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
     if coding.lower() not in (b"7bit", b"8bit", b"binary"):
         return RequestKind.UNSUPPORTED_CONTENT_ENCODING
+    # Issue 26: a part with a filename is a file to every parser, whatever its
+    # Content-Type says or whether it has one (requests sends none, httpx labels
+    # x.txt.gz text/plain): Starlette, Werkzeug and Django hand its bytes over
+    # undecoded, so they are not read as text; only its name is checked. Only a
+    # plain, non-empty filename makes a file to every parser: python-multipart
+    # ignores filename*, and Django reads a part with filename="" as a field.
+    if params.get("filename", (0, b""))[1]:
+        return None if "content-type" not in fields else _file_type_check(fields)
     # RFC 7578 §4.4: a part without a Content-Type is text/plain.
     content: str | RequestKind | None = "text"
     if "content-type" in fields:
@@ -204,14 +216,17 @@ def _content_check(
         if isinstance(content, RequestKind):
             return content
     # F8: a part without a filename is a form field, which frameworks decode as text
-    # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
-    # non-empty filename makes a file to every parser: python-multipart ignores
-    # filename*, and Django reads a part with filename="" as a field.
-    if not params.get("filename", (0, b""))[1]:
-        if params.get("name", (0, b""))[1] == _CHARSET_FIELD_BYTES:
-            return CHARSET_FIELD
-        return "json" if content == "json" else "text"
-    return content if content in ("text", "json") else None
+    # whatever its type says (Starlette even falls back to Latin-1).
+    if params.get("name", (0, b""))[1] == _CHARSET_FIELD_BYTES:
+        return CHARSET_FIELD
+    return "json" if content == "json" else "text"
+
+
+def _file_type_check(fields: dict[str, tuple[int, bytes]]) -> RequestKind | None:
+    """A file part's Content-Type: only its refusal (see _media_check) counts, as
+    no framework reads the file's bytes by it."""
+    content = _media_check(fields["content-type"][1])
+    return content if isinstance(content, RequestKind) else None
 
 
 def _media_check(content_type: bytes) -> str | RequestKind | None:
