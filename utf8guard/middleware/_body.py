@@ -10,7 +10,14 @@ from ._config import GuardConfig
 from ._finding import Finding, RequestKind
 from ._form import FormInspector
 from ._json import JsonInspector
-from ._mediatype import UTF8_CHARSETS, extended_parameter, media_kind, parse_media_type
+from ._mediatype import (
+    UTF8_CHARSETS,
+    extended_parameter,
+    has_parameter_escape,
+    is_valid_boundary,
+    media_kind,
+    parse_media_type,
+)
 from ._multipart import MAX_BOUNDARY_BYTES, MultipartInspector
 from ._sniff import SniffingInspector
 from ._text import BodyInspector, body_finding
@@ -79,19 +86,26 @@ def _kind(
     refused = extended_parameter(params)
     if refused is not None:
         return refused
+    if has_parameter_escape(content_type):
+        return RequestKind.PARAMETER_ESCAPE
     # Issue 11 §3: one charset, on every media type. Django decodes request.GET with
     # the charset of any Content-Type (request.encoding), binary or bodiless too:
     # "?x=%2BADw-" is "<" under "application/octet-stream; charset=utf-7".
     if params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
         return RequestKind.UNSUPPORTED_CHARSET
     kind = media_kind(media_type)
+    boundary = params.get("boundary", "").encode("latin-1")
+    if kind == "wildcard":
+        # Falcon reads a wildcard type with whichever handler matches (issue 25 R1).
+        kind = "multipart" if "boundary" in params else "form"
     if kind is None and not inspect_all:
         return "binary", b""
     if kind is None or kind == "text":
         return "sniff", b""
-    boundary = params.get("boundary", "").encode("latin-1")
     if kind == "multipart" and not 1 <= len(boundary) <= MAX_BOUNDARY_BYTES:
         return RequestKind.MALFORMED_MULTIPART
+    if kind == "multipart" and not is_valid_boundary(boundary):
+        return RequestKind.MULTIPART_INVALID_BOUNDARY
     return kind, boundary
 
 
@@ -104,34 +118,53 @@ def inspector_for(
     if isinstance(found, RequestKind):
         return body_finding(found)
     kind, boundary = found
-    if kind == "sniff" or kind == "binary":
-        return SniffingInspector(config.policy, binary=kind == "binary")
+    if kind == "binary":
+        return SniffingInspector(config.policy, binary=True)
+    if kind == "sniff":
+        # Bottle reads a form from every body that is not multipart, WebOb from a
+        # body with no Content-Type (issue 25 R2, R8): its decoded fields too.
+        # The text reading first: its findings are the fixable ones (normalize mode).
+        text = SniffingInspector(config.policy, binary=False)
+        return _Both(text, FormInspector(config.policy, escapes=False))
     if kind == "json":
         return JsonInspector(config.policy)
     if kind == "form":
         sniff = SniffingInspector(config.policy, binary=True)
-        return _FormAndJson(FormInspector(config.policy), sniff)
+        return _Both(FormInspector(config.policy), sniff)  # form findings first
     return MultipartInspector(boundary, config)
 
 
-class _FormAndJson:
-    """A form body: checked as a form, and as JSON too when it starts like JSON.
+class _Both:
+    """A body checked as a form and as JSON or text: each reading a framework has.
 
     ``request.json()`` (Starlette) and ``json.loads(request.body)`` read a body as
     JSON whatever its Content-Type says (issue 11 F9), the form type included, while
-    Werkzeug and Django parse the same body as a form.
+    Werkzeug and Django parse the same body as a form; Bottle and WebOb parse a text
+    or untyped body as a form (issue 25).
     """
 
-    def __init__(self, form: FormInspector, sniff: SniffingInspector) -> None:
-        self._form = form
-        self._sniff = sniff
+    def __init__(self, first: BodyInspector, second: BodyInspector) -> None:
+        self._first = first
+        self._second = second
+        self._seen: set[tuple[object, int]] = set()
 
     @property
     def checked(self) -> int:
-        return min(self._form.checked, self._sniff.checked)
+        return min(self._first.checked, self._second.checked)
 
     def feed(self, chunk: bytes) -> list[Finding]:
-        return self._form.feed(chunk) + self._sniff.feed(chunk)
+        return self._new(self._first.feed(chunk) + self._second.feed(chunk))
 
     def finish(self) -> list[Finding]:
-        return self._form.finish() + self._sniff.finish()
+        return self._new(self._first.finish() + self._second.finish())
+
+    def _new(self, findings: list[Finding]) -> list[Finding]:
+        """``findings`` less those both readings made (a raw invalid byte is one to
+        each); each reading bounds its own, so ``_seen`` stays small."""
+        fresh = []
+        for finding in findings:
+            key = (finding.kind, finding.offset)
+            if key not in self._seen:
+                self._seen.add(key)
+                fresh.append(finding)
+        return fresh
