@@ -210,3 +210,44 @@ def test_the_boundary_without_dashes_is_refused_in_headers() -> None:
     assert run(MultipartInspector(b"XyZ", CONFIG), [body]) == [
         ("multipart_boundary_in_part", at)
     ]
+
+
+def test_inspect_all_bodies_reads_binary_types_as_forms_too() -> None:
+    # Bottle reads a form from an octet-stream or JSON body (issue 25 R2): that
+    # reading is the inspect_all_bodies setting's, not the default's.
+    body = b"n=%EF%BF%BE"
+    default = inspector_for(b"application/octet-stream", CONFIG)
+    strict = inspector_for(
+        b"application/octet-stream", GuardConfig(inspect_all_bodies=True)
+    )
+    assert not isinstance(default, Finding)
+    assert not isinstance(strict, Finding)
+    assert run(default, [body]) == []
+    assert run(strict, [body]) == [("noncharacter", 2)]
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "expected"),
+    [
+        (b"application/json", b"n=%EF%BF%BE", [("noncharacter", 2)]),
+        (b"multipart/mixed; boundary=XyZ", multipart(field(FFFE)), "noncharacter"),
+        (b"multipart/related; boundary=XyZ", b"--XyZ\r\nX: 1\r\n\r\n", "refused"),
+    ],
+)
+def test_inspect_all_bodies_gives_bottles_readings(
+    content_type: bytes, body: bytes, expected: object
+) -> None:
+    # Bottle reads JSON-typed bodies as forms and every multipart/* as form-data.
+    config = GuardConfig(inspect_all_bodies=True)
+    default = inspector_for(content_type, CONFIG)
+    assert not isinstance(default, Finding)
+    assert [k for k, _ in run(default, [body])] == []
+    inspector = inspector_for(content_type, config)
+    assert not isinstance(inspector, Finding)
+    found = run(inspector, [body])
+    if expected == "refused":
+        assert found
+    elif isinstance(expected, str):
+        assert [kind for kind, _ in found][:1] == [expected]
+    else:
+        assert found == expected

@@ -65,7 +65,8 @@ def body_inspector(
 def body_kind(content_type: bytes | None, config: GuardConfig) -> str | RequestKind:
     """What a body of this Content-Type gets: ``sniff`` (no type, ``text/*``, or any
     type with ``inspect_all_bodies``), ``binary`` (sniffed, passes unless JSON),
-    ``json``, ``form``, ``multipart``, or the refusal its parameters earn."""
+    ``json``, ``json+form`` (a JSON type with ``inspect_all_bodies``), ``form``,
+    ``multipart``, or the refusal its parameters earn."""
     kind = _kind(content_type, config.inspect_all_bodies)
     return kind if isinstance(kind, RequestKind) else kind[0]
 
@@ -98,6 +99,14 @@ def _kind(
     if kind == "wildcard":
         # Falcon reads a wildcard type with whichever handler matches (issue 25 R1).
         kind = "multipart" if "boundary" in params else "form"
+    if inspect_all:
+        # Bottle reads every multipart/* body as form-data and every other body
+        # as a form, JSON types too (issue 25 R2): the readings no default can
+        # give without refusing honest uploads.
+        if media_type.startswith("multipart/"):
+            kind = "multipart"
+        elif kind == "json":
+            return "json+form", b""
     if kind is None and not inspect_all:
         return "binary", b""
     if kind is None or kind == "text":
@@ -128,6 +137,9 @@ def inspector_for(
         return _Both(text, FormInspector(config.policy, escapes=False))
     if kind == "json":
         return JsonInspector(config.policy)
+    if kind == "json+form":
+        form = FormInspector(config.policy, escapes=False)
+        return _Both(JsonInspector(config.policy), form)
     if kind == "form":
         sniff = SniffingInspector(config.policy, binary=True)
         return _Both(FormInspector(config.policy), sniff)  # form findings first
