@@ -96,6 +96,11 @@ def _kind(
         return RequestKind.UNSUPPORTED_CHARSET
     kind = media_kind(media_type)
     boundary = params.get("boundary", "").encode("latin-1")
+    # RFC 2046 §5.1.1 on every multipart type, read by the guard or not: Bottle
+    # reads any multipart/* as form-data (found by fuzz_framing).
+    if "boundary" in params and media_type.startswith("multipart/"):
+        if not is_valid_boundary(boundary):
+            return RequestKind.MULTIPART_INVALID_BOUNDARY
     if kind == "wildcard":
         # Falcon reads a wildcard type with whichever handler matches (issue 25 R1).
         kind = "multipart" if "boundary" in params else "form"
@@ -114,7 +119,7 @@ def _kind(
     if kind == "multipart" and not 1 <= len(boundary) <= MAX_BOUNDARY_BYTES:
         return RequestKind.MALFORMED_MULTIPART
     if kind == "multipart" and not is_valid_boundary(boundary):
-        return RequestKind.MULTIPART_INVALID_BOUNDARY
+        return RequestKind.MULTIPART_INVALID_BOUNDARY  # a wildcard type's
     return kind, boundary
 
 
