@@ -69,6 +69,20 @@ def test_escapes_in_any_content_type_are_refused(value: bytes) -> None:
     assert kind_of(value) == "parameter_escape"
 
 
+@pytest.mark.parametrize(
+    "value",
+    [b'multipart/form-data; boundary=\t"a4a"', b"text/plain; charset = utf-8"],
+)
+def test_space_around_equals_is_refused(value: bytes) -> None:
+    # Werkzeug finds no boundary where Django and email.message find "a4a".
+    from werkzeug.http import parse_options_header
+
+    assert (
+        "boundary" not in parse_options_header('multipart/form-data; boundary=\t"a"')[1]
+    )
+    assert kind_of(value) == "ambiguous_parameter"
+
+
 def test_rfc_2231_parameters_keep_their_kind() -> None:
     # Checked before escapes: "charset*=utf-8''utf-7" is the charset rule's.
     assert kind_of(b"text/plain; charset*=utf-8''utf-7") == "unsupported_charset"

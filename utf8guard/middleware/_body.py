@@ -11,6 +11,7 @@ from ._finding import Finding, RequestKind
 from ._form import FormInspector
 from ._json import JsonInspector
 from ._mediatype import (
+    SPACED_EQUALS,
     UTF8_CHARSETS,
     extended_parameter,
     has_parameter_escape,
@@ -89,6 +90,8 @@ def _kind(
         return refused
     if has_parameter_escape(content_type):
         return RequestKind.PARAMETER_ESCAPE
+    if SPACED_EQUALS.search(content_type):
+        return RequestKind.AMBIGUOUS_PARAMETER
     # Issue 11 §3: one charset, on every media type. Django decodes request.GET with
     # the charset of any Content-Type (request.encoding), binary or bodiless too:
     # "?x=%2BADw-" is "<" under "application/octet-stream; charset=utf-7".

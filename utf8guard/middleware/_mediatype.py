@@ -12,6 +12,7 @@ from ._finding import RequestKind
 
 __all__ = [
     "JSON_MEDIA_TYPES",
+    "SPACED_EQUALS",
     "UTF8_CHARSETS",
     "extended_parameter",
     "has_parameter_escape",
@@ -96,6 +97,11 @@ def has_parameter_escape(content_type: bytes) -> bool:
     """
     return b"\\" in content_type or b"%" in content_type
 
+
+#: Whitespace around a parameter's "=", which RFC 9110 §5.6.6 does not allow:
+#: Django and email strip it, Werkzeug reads ``boundary=\t"a"`` as no boundary at
+#: all (found by fuzz_framing); no client sends it.
+SPACED_EQUALS: Final = re.compile(rb"[ \t]=|=[ \t]")
 
 #: RFC 2046 §5.1.1: bchars := bcharsnospace / " ", with
 #: bcharsnospace := DIGIT / ALPHA / "'" / "(" / ")" / "+" / "_" / "," / "-" / "." /
