@@ -672,5 +672,5 @@ PROBES: Final = (
     PROBE_FORM + PROBE_MULTIPART + PROBE_TARGET + PROBE_COOKIES + PROBE_REQUEST
 )
 
-#: Every row; ids are unique (test_oracle checks).
+#: Issue 11's rows; with issue 25's (table_framing.py) in test_differential.
 ROWS: Final = CONTROLS + HEAD_ATTACKS + BODY_ATTACKS + MULTIPART_ATTACKS + PROBES

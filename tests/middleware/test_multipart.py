@@ -575,7 +575,9 @@ def test_multipart_limits() -> None:
         ("malformed_multipart", 7)
     ]
     # The same whole: the limit does not depend on how the block arrives.
-    padding = b"X-Pad: " + b"p" * (MAX_PART_HEADER_BYTES - len(DISPOSITION) - 9)
+    padding = b"Content-Type: text/plain; p=" + b"p" * (
+        MAX_PART_HEADER_BYTES - len(DISPOSITION) - 30
+    )
     fits = head(DISPOSITION, padding)
     end = fits.index(b"\r\n\r\n")
     for chunks in (

@@ -101,6 +101,7 @@ class MultipartInspector:
     """
 
     def __init__(self, boundary: bytes, config: GuardConfig) -> None:
+        self._boundary = boundary
         self._dash = b"--" + boundary
         self._max_parts = config.max_multipart_parts
         self._policy = config.policy
@@ -240,10 +241,12 @@ class MultipartInspector:
 
     def _content(self, findings: list[Finding]) -> bool:
         """A part's content, up to a delimiter line ``CRLF --boundary``."""
-        found = self._buf.find(self._dash, self._scan)
+        # The boundary, dashes or not: Sanic splits at every occurrence (issue 25
+        # R3), and RFC 2046 §5.1.1 lets no part hold it.
+        found = self._buf.find(self._boundary, self._scan)
         if found < 0:
-            # The last len(dash) - 1 bytes may start a boundary; the two before
-            # that may be its CRLF.
+            # The last len(boundary) - 1 bytes may start a boundary; the four
+            # before that may be its CRLF and dashes.
             count = len(self._buf) - len(self._dash) - 1 - self._pos
             if count > 0:
                 part = self._inspector()
@@ -252,8 +255,11 @@ class MultipartInspector:
                     findings += part.feed(data)
                 else:
                     self.file_bytes += count
-            self._scan = max(self._scan, len(self._buf) - len(self._dash) + 1)
+            self._scan = max(self._scan, len(self._buf) - len(self._boundary) + 1)
             return False
+        if found < self._pos + 2 or not self._buf.startswith(b"--", found - 2):
+            return self._stray_delimiter(findings, found, dashed=False)
+        found -= 2
         # RFC 2046 §5.1.1: delimiter := CRLF dash-boundary; the CRLF is not content,
         # and is in the content's bytes, not the header block's blank line.
         if found - 2 < self._pos or not self._buf.startswith(b"\r\n", found - 2):
@@ -276,9 +282,12 @@ class MultipartInspector:
         self._state = _DELIMITER
         return True
 
-    def _stray_delimiter(self, findings: list[Finding], found: int) -> bool:
-        """Refuse ``--boundary`` found in content but not after CRLF."""
-        bare = found > self._pos and self._buf[found - 1] in b"\r\n"
+    def _stray_delimiter(
+        self, findings: list[Finding], found: int, *, dashed: bool = True
+    ) -> bool:
+        """Refuse ``--boundary`` found in content but not after CRLF, or the
+        boundary without its dashes (``dashed=False``)."""
+        bare = dashed and found > self._pos and self._buf[found - 1] in b"\r\n"
         kind = RequestKind.MULTIPART_BARE_LINE_BREAK
         if not bare:
             kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
@@ -343,7 +352,7 @@ class MultipartInspector:
             block = self._buf[start:block_end]
             # A whole block within the limit, every CR and LF in a CRLF and no
             # boundary: what the checks below pass, in fewer calls.
-            if _paired_line_breaks(block) and self._dash not in block:
+            if _paired_line_breaks(block) and self._boundary not in block:
                 return self._accept(findings, block, block_end)
         searched = len(self._buf) if block_end < 0 else block_end
         # Each verdict looks at the same bytes however the block arrives: at most
@@ -362,8 +371,10 @@ class MultipartInspector:
         if block_end < 0:
             self._scan = len(self._buf)
             return False
-        stray = self._buf.find(self._dash, start, block_end)
+        stray = self._buf.find(self._boundary, start, block_end)
         if stray >= 0:
+            if stray >= start + 2 and self._buf.startswith(b"--", stray - 2):
+                stray -= 2
             kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
             return self._fail(findings, kind, stray)
         return self._accept(findings, self._buf[start:block_end], block_end)

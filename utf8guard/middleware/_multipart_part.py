@@ -18,7 +18,13 @@ from .._violation import Kind
 from ._abnf import PARAMETER, TOKEN
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._json import JsonInspector, is_plain_json
-from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
+from ._mediatype import (
+    FORM_MEDIA_TYPES,
+    UTF8_CHARSETS,
+    has_parameter_escape,
+    media_kind,
+    parse_media_type,
+)
 from ._multipart_names import filename_refusal, name_refusal
 from ._text import BodyInspector, TextInspector, body_finding
 
@@ -40,6 +46,13 @@ _CHARSET_FIELD_BYTES: Final = CHARSET_FIELD.encode()
 MAX_CACHED_BLOCK_BYTES: Final = 512
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
 MAX_CHARSET_BYTES: Final = 16
+#: The part header fields that pass (issue 25's canonical subset): what Chromium,
+#: Firefox, curl, requests (urllib3) and httpx send, Content-Disposition and
+#: Content-Type, plus Content-Transfer-Encoding from older clients (Apache HttpMime
+#: 4.x sends ``binary`` or ``8bit``), whose value is checked in _content_check.
+PART_HEADERS: Final = frozenset(
+    {"content-disposition", "content-type", "content-transfer-encoding"}
+)
 #: RFC 9110 §5.5: field-value = *( VCHAR / obs-text / SP / HTAB ); CR and LF are
 #: the framing's (bare ones are refused there).
 _HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -171,6 +184,13 @@ def _plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
     fields = _header_fields(block)
     if isinstance(fields, Finding):
         return fields
+    other = next(
+        (at for name, (at, _) in fields.items() if name not in PART_HEADERS), None
+    )
+    if other is not None:
+        # The offset of the field's value; its name starts its line.
+        line = block.rfind(b"\r\n", 0, other) + 2
+        return body_finding(RequestKind.MULTIPART_UNEXPECTED_HEADER, line)
     at, disposition = fields.get("content-disposition", (0, b""))
     params = _disposition(disposition, at)
     if isinstance(params, Finding):
@@ -234,7 +254,14 @@ def _media_check(content_type: bytes) -> str | RequestKind | None:
     parsed = parse_media_type(content_type)
     if parsed is None:
         return RequestKind.MALFORMED_MULTIPART
+    if has_parameter_escape(content_type):
+        return RequestKind.PARAMETER_ESCAPE
     media_type, type_params = parsed
+    # Issue 25 R9, R10: a nested form or multipart is parsed by Falcon, never here.
+    if media_type in FORM_MEDIA_TYPES or media_type.startswith("multipart/"):
+        return RequestKind.MULTIPART_NESTED_BODY
+    if "*" in media_type:
+        return RequestKind.MULTIPART_NESTED_BODY
     # Issue 11: one charset. Any part may declare one (RFC 7578 §4.4), in plain or
     # RFC 2231 form; only UTF-8 and US-ASCII pass (stricter than OWASP CRS 922110).
     charset = type_params.get("charset", "utf-8").lower()
