@@ -90,6 +90,11 @@ ATTACKS: Final = (
     refuse("r11-part-content-length", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="a"', b"ok", b"Content-Length: x")))),
     refuse("r11-part-content-length-number", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="a"', b"ok" + b"\r\n--XyZ\r\n" + _CD + b'name="evil"\r\n\r\n' + _FFFE, b"Content-Length: 2")))),
     refuse("r11-part-unknown-header", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="a"', b"ok", b"X-Extra: 1")))),
+    # R6: Litestar and Sanic percent-decode file and field names (the WHATWG escapes
+    # a browser writes for '"', CR and LF); _multipart_names checks that reading.
+    refuse("r6-filename-escaped-crlf", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="a%0D%0Aevil.txt"', b"x", b"Content-Type: text/plain")))),
+    refuse("r6-filename-escaped-bidi", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="inv%E2%80%AEtxt.exe"', b"x", b"Content-Type: text/plain")))),
+    refuse("r6-name-escaped-fffe", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="n%EF%BF%BE"', b"x")))),
 )  # fmt: skip
 
 #: R5: Litestar unquotes every cookie value. The cookie reading is head-side (issue
@@ -100,15 +105,6 @@ PENDING_COOKIES: Final = (
     refuse("r5-cookie-percent-overlong", http(b"GET", b"/c", ((b"Cookie", b"d=%C0%AF"),)), "À¯"),
 )  # fmt: skip
 
-#: R6: Litestar and Sanic percent-decode file and field names (the WHATWG escapes a
-#: browser writes for '"', CR and LF). The decoded reading of names is the name
-#: rules' (``_multipart_names.py``, issue 26's area): these rows wait for it, out of
-#: ROWS as R5's do.
-PENDING_NAMES: Final = (
-    refuse("r6-filename-escaped-crlf", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="a%0D%0Aevil.txt"', b"x", b"Content-Type: text/plain")))),
-    refuse("r6-filename-escaped-bidi", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="inv%E2%80%AEtxt.exe"', b"x", b"Content-Type: text/plain")))),
-    refuse("r6-name-escaped-fffe", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="n%EF%BF%BE"', b"x")))),
-)  # fmt: skip
 
 # Forms as real clients build them (their boundary styles, Unicode names and values,
 # a file part with a Content-Type; Chromium and Firefox escape '"' in names as %22).
@@ -146,6 +142,9 @@ CONTROLS: Final = (
     control("c25-form-plain", post(b"/f", FORM, b"q=%E2%82%AC"), form=[["q", "€"]]),
     control("c25-json-utf8", post(b"/j", _ctype(b"application/json; charset=utf-8"), '{"a": "é 𝄞"}'.encode()), json_loads={"a": "é 𝄞"}),
     control("c25-binary-upload", post(b"/b", BINARY, _PNG)),
+    # WHATWG escapes in names (Chromium, Firefox: '"' as %22) and a lone '%' pass R6's reading.
+    control("c25-filename-whatwg-quote", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="say %22hi%22.txt"', b"x", b"Content-Type: text/plain")))),
+    control("c25-filename-percent-sign", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="100%.pdf"', b"x", b"Content-Type: application/pdf")))),
 )  # fmt: skip
 
 ROWS: Final[tuple[Row, ...]] = CONTROLS + ATTACKS

@@ -6,13 +6,13 @@ import html
 import itertools
 import sys
 import unicodedata
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from utf8guard import find_violation
+from utf8guard import STRICT, find_violation
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware._config import MAX_MULTIPART_PARTS
 from utf8guard.middleware._engine import MAX_FINDINGS
@@ -22,6 +22,7 @@ from utf8guard.middleware._multipart import (
     MAX_PART_HEADER_BYTES,
     MultipartInspector,
 )
+from utf8guard.middleware._multipart_names import filename_refusal, name_refusal
 from utf8guard.paths import UnsafePathError, safe_filename
 
 from ._inspection import run, splits
@@ -802,7 +803,11 @@ def test_filename_follows_the_path_rules(name: str, rules: str) -> None:
         kind = "nul" if raw.encode()[controls[0]] == 0 else "control"
         assert got == [(kind, 59 + controls[0])]
         return
-    expected = oracle(name.replace("\r", "%0D").replace("\n", "%0A"), rules)
+    # Werkzeug's reading (only %22 decoded), then Litestar's and Sanic's, which
+    # percent-decode the whole name (issue 25 R6): the first refusal of either.
+    expected = oracle(name.replace("\r", "%0D").replace("\n", "%0A"), rules) or oracle(
+        unquote(raw), rules
+    )
     assert got == ([] if expected is None else [(expected, 49)])
 
 
@@ -973,3 +978,54 @@ def test_multipart_oversize_header_verdict_ignores_chunking(at: int, kind: str) 
     expected = [(kind, lf if kind == "multipart_bare_line_break" else 7)]
     for chunks in splits_:
         assert run(MultipartInspector(b"XyZ", CONFIG), chunks) == expected
+
+
+# Issue 25 R6: Litestar and Sanic percent-decode a part's names (WHATWG writes '"',
+# CR and LF as %22, %0D, %0A), so that reading gets the name rules too: the verdict
+# is utf8guard.paths' (the oracle above) on urllib's reading of the escapes.
+@pytest.mark.parametrize(
+    ("filename", "refused"),
+    [
+        pytest.param(b"a%0D%0Aevil.txt", True, id="escaped-crlf"),
+        pytest.param(b"inv%E2%80%AEtxt.exe", True, id="escaped-bidi"),
+        pytest.param(b"..%2Fetc%2Fpasswd", True, id="escaped-slash"),
+        pytest.param(b"%2E%2E", True, id="escaped-dot-name"),
+        pytest.param(b"say %22hi%22.txt", False, id="whatwg-quote"),
+        pytest.param(b"100%.pdf", False, id="lone-percent"),
+        pytest.param(b"50%25 off.pdf", False, id="escaped-percent"),
+        pytest.param(b"a%20b.txt", False, id="escaped-space"),
+    ],
+)
+def test_filename_percent_decoded_reading_follows_the_name_rules(
+    filename: bytes, refused: bool
+) -> None:
+    expected = oracle(unquote(filename.decode()), "default")
+    assert (expected is not None) is refused
+    refusal = filename_refusal({"filename": (7, filename)}, STRICT)
+    # U+202E is both a bidi control and default-ignorable: either kind names it.
+    assert (refusal is not None) is refused
+    assert refusal is None or refusal[1] == 7
+
+
+def test_filename_percent_decoded_to_invalid_utf8_is_refused() -> None:
+    # urllib reads %C0%AF as U+FFFD U+FFFD: the bytes are what the guard judges.
+    assert filename_refusal({"filename": (7, b"a%C0%AF")}, STRICT) == ("overlong", 7)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        pytest.param(b"n%EF%BF%BE", "noncharacter", id="escaped-noncharacter"),
+        pytest.param(b"n%C0%AF", "overlong", id="escaped-overlong"),
+        pytest.param(b"a%20b", None, id="escaped-space"),
+        pytest.param(b"100%", None, id="lone-percent"),
+        pytest.param(b"plain", None, id="no-escape"),
+    ],
+)
+def test_name_percent_decoded_reading_follows_the_policy(
+    name: bytes, kind: str | None
+) -> None:
+    refusal = name_refusal({"name": (3, name)}, STRICT)
+    assert (None if refusal is None else (str(refusal[0]), refusal[1])) == (
+        None if kind is None else (kind, 3)
+    )

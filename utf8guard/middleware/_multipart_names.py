@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from typing import Final
+from urllib.parse import unquote_to_bytes
 
 from .._pathrules import (
     TYPOGRAPHIC_DOTS,
@@ -62,13 +63,35 @@ def _extended_value(raw: bytes) -> bytes | RequestKind:
     return decoded.data
 
 
+def _escaped_reading(value: bytes) -> bytes | None:
+    """``value`` percent-decoded as Litestar and Sanic read a part's names, or None
+    when that reading is ``value`` itself (no escape: most names).
+
+    HTML's form encoding (WHATWG, "multipart/form-data encoding algorithm") writes
+    ``"``, CR and LF in names as ``%22``, ``%0D`` and ``%0A``; those frameworks undo
+    every ``%XX``, so ``a%0D%0Aevil.txt`` reaches the app with a line break (issue 25
+    R6). An escape that is not one (``100%.pdf``) stays as written, as they keep it.
+    """
+    if b"%" not in value:
+        return None
+    decoded = unquote_to_bytes(value)
+    return None if decoded == value else decoded
+
+
 def name_refusal(params: Params, policy: Policy) -> Refusal | None:
-    """A refusal in ``name*`` (F5: ``name*=utf-7''...`` is ``<script>`` to Django)."""
+    """A refusal in ``name``'s percent-decoded reading or in ``name*`` (F5:
+    ``name*=utf-7''...`` is ``<script>`` to Django)."""
 
     def refused(value: bytes) -> Kind | None:
         found = find_violation(value, policy)
         return None if found is None else found.kind
 
+    if "name" in params:
+        at, plain = params["name"]
+        decoded = _escaped_reading(plain)
+        kind = None if decoded is None else refused(decoded)
+        if kind is not None:
+            return kind, at
     return _extended_refusal(params, "name*", refused)
 
 
@@ -104,6 +127,10 @@ def filename_refusal(
             refused = _reference_refusal(text) or unsafe(unescaped)
             if refused is not None:
                 return refused, at
+        decoded = _escaped_reading(plain)
+        refused = None if decoded is None else unsafe(decoded)
+        if refused is not None:
+            return refused, at
     return _extended_refusal(params, "filename*", unsafe)
 
 
