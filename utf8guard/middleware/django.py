@@ -23,7 +23,7 @@ from django.http import (
     HttpResponseBase,
 )
 
-from ._config import GuardConfig, configure
+from ._config import configure
 from .wsgi import Utf8GuardWSGIMiddleware
 
 if TYPE_CHECKING:
@@ -33,6 +33,8 @@ __all__ = ["SETTING", "Utf8GuardMiddleware"]
 
 #: The Django setting that holds the options: the adapters' keywords, or ``config``.
 SETTING: Final = "UTF8GUARD"
+# The environ key through which the guard's app hands back the environ it passed on.
+_REACHED: Final = "utf8guard.django.reached"
 # The environ keys the decoded path lives in; Django keeps them as text.
 _PATH_KEYS: Final = ("SCRIPT_NAME", "PATH_INFO")
 
@@ -79,6 +81,8 @@ class Utf8GuardMiddleware:
         self.config = configure(options.get("config"), rest)
         if self.config.stream_body:
             raise ValueError("stream_body is not supported by the Django middleware")
+        # One WSGI adapter per middleware: its lane's memories outlive a request.
+        self._guard = Utf8GuardWSGIMiddleware(_reached, config=self.config)
         self.get_response = get_response
         self._is_async = iscoroutinefunction(get_response)
         if self._is_async:
@@ -89,7 +93,7 @@ class Utf8GuardMiddleware:
     ) -> HttpResponseBase | Awaitable[HttpResponseBase]:
         if self._is_async:
             return self.__acall__(request)
-        outcome = _check(request, self.config)
+        outcome = _check(request, self._guard)
         if outcome.refusal is not None:
             return outcome.refusal
         try:
@@ -101,7 +105,7 @@ class Utf8GuardMiddleware:
         # Reading and checking the body blocks: off the event loop, as Django's own
         # request.body reads are.
         outcome = await sync_to_async(_check, thread_sensitive=False)(
-            request, self.config
+            request, self._guard
         )
         if outcome.refusal is not None:
             return outcome.refusal
@@ -125,20 +129,23 @@ class _Outcome:
             close()
 
 
-def _check(request: HttpRequest, config: GuardConfig) -> _Outcome:
+def _reached(checked: WSGIEnvironment, start: StartResponse) -> list[bytes]:
+    """The guard's app: records the environ it passed on (copies keep the list)."""
+    checked[_REACHED].append(checked)
+    return []
+
+
+def _check(request: HttpRequest, guard: Utf8GuardWSGIMiddleware) -> _Outcome:
     """Run ``request`` through the WSGI adapter; apply what it passes on."""
     environ = _environ(request)
     seen: list[WSGIEnvironment] = []
+    environ[_REACHED] = seen
     answer: list[tuple[str, list[tuple[str, str]]]] = []
-
-    def reached(checked: WSGIEnvironment, start: StartResponse) -> list[bytes]:
-        seen.append(checked)
-        return []
 
     def start_response(status: str, headers: list[tuple[str, str]], *_: object) -> None:
         answer.append((status, headers))
 
-    result = Utf8GuardWSGIMiddleware(reached, config=config)(
+    result = guard(
         environ,
         start_response,  # type: ignore[arg-type]  # returns no write(); never used
     )
