@@ -31,7 +31,12 @@ from django.test import (
 )
 from werkzeug.test import Client
 
-from utf8guard.middleware import GuardConfig, Refusal, ViolationEvent
+from utf8guard.middleware import (
+    GuardConfig,
+    Refusal,
+    Utf8GuardWSGIMiddleware,
+    ViolationEvent,
+)
 from utf8guard.middleware import django as django_adapter
 from utf8guard.middleware.asgi import Message
 from utf8guard.middleware.django import Utf8GuardMiddleware
@@ -260,7 +265,7 @@ def test_one_wsgi_adapter_per_middleware(monkeypatch: pytest.MonkeyPatch) -> Non
     """The WSGI adapter (and its lane's memories) is built once, not per request."""
     built: list[object] = []
 
-    class Counted(django_adapter.Utf8GuardWSGIMiddleware):
+    class Counted(Utf8GuardWSGIMiddleware):
         def _ready(self) -> None:
             built.append(self)
             super()._ready()
