@@ -24,8 +24,9 @@ from .._policy import Policy
 from .._scan import is_valid, iter_violations
 from .._violation import Kind
 from ._finding import Finding, Location, RequestKind
+from ._trigger import Trigger
 
-__all__ = ["cookie_findings", "cookie_policy"]
+__all__ = ["COOKIE_TRIGGER", "cookie_findings", "cookie_policy"]
 
 #: The name findings in a Cookie header carry.
 COOKIE: Final = "cookie"
@@ -34,6 +35,14 @@ COOKIE: Final = "cookie"
 _ESCAPE: Final = re.compile(rb"\\([0-3][0-7]{2}|.)")
 # Unicode ch. 23.1: TAB, LF and CR, the controls a text policy keeps.
 _LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+#: What this module's rules need in a value that is valid under cookie_policy and
+#: holds no CR or LF (what the lane checks of every header value): a backslash
+#: escape, a TAB. A rule added here adds its needles and vectors here; the lane
+#: reads them from _clean.TRIGGERS.
+COOKIE_TRIGGER: Final = Trigger(
+    needles=(b"\\", b"\t"),
+    vectors=(b"a=\\001", b'a="\\303\\251"', b"a=\\177", b"a=\\000", b"a=b\tc"),
+)
 #: Octal escapes above this are a byte to Werkzeug and a code point to the others.
 _ASCII_MAX: Final = 0x7F
 #: C0 controls end here (Unicode ch. 23.1); DEL is _ASCII_MAX.
