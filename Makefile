@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORPUS ?= $(or $(UTF8GUARD_CORPUS),../shared/corpus/UTF-8-test.txt)
 
-.PHONY: demo test lint typecheck unit unit-pure coverage fuzz-smoke fuzz bench \
+.PHONY: demo test lint typecheck unit unit-pure unit-pure-middleware coverage fuzz-smoke fuzz bench \
 	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test
 
 $(VENV)/.installed: pyproject.toml
@@ -41,6 +41,12 @@ unit-pure: $(VENV)/.installed
 	$(if $(CORE_TESTS),UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider \
 	  --cov --cov-append --cov-report= --cov-fail-under=0 $(CORE_TESTS))
 
+# The middleware's tests again in pure Python, so that both builds of the fast lane
+# meet the rules where requests do (the servers of the end-to-end tests inherit it).
+unit-pure-middleware: $(VENV)/.installed
+	UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider \
+	  --cov --cov-append --cov-report= --cov-fail-under=0 -m "not slow" tests/middleware
+
 coverage: $(VENV)/.installed
 	$(BIN)/coverage report --skip-covered
 
@@ -75,7 +81,7 @@ sdist-test: $(VENV)/.installed
 	  tests/test_scan.py tests/test_stream.py tests/test_repair.py tests/test_paths.py \
 	  tests/middleware/test_engine.py tests/middleware/test_request.py
 
-test: lint typecheck unit unit-pure coverage fuzz-smoke sdist-test
+test: lint typecheck unit unit-pure unit-pure-middleware coverage fuzz-smoke sdist-test
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.bench_core
