@@ -27,7 +27,7 @@ from utf8guard.middleware._abnf import TCHAR
 from utf8guard.middleware._clean import TRIGGERS, clean_head, py_scan_head
 from utf8guard.middleware._percent import strict_unquote
 from utf8guard.middleware._request import RequestHead, inspect_head
-from utf8guard.middleware._trigger import Trigger
+from utf8guard.middleware._trigger import Needles, Trigger, holds_any, needles_of
 
 from ..vectors import INVALID, POLICY
 
@@ -100,6 +100,26 @@ def test_every_vector_is_refused(
 ) -> None:
     for vector in trigger.vectors:
         assert _refused(_placed(where, vector), GuardConfig()), vector
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (b"a,b", True),
+        (b"a%2fb", True),
+        (b"a%2Fb", False),
+        ("x\u2066".encode(), True),
+        ("\u00e9\u2060".encode(), False),
+        (b"plain", False),
+    ],
+)
+def test_holds_any_searches_each_group(value: bytes, expected: bool) -> None:
+    """Bytes as ints, longer ASCII needles, and non-ASCII ones: ``in`` for each."""
+    isolate = "\u2066".encode()
+    needles = needles_of(Trigger(needles=(b",", b"%2f", isolate), vectors=()))
+    assert needles == Needles((0x2C,), (b"%2f",), (isolate,))
+    assert holds_any(value, needles) is expected
+    assert expected is any(n in value for n in (b",", b"%2f", isolate))
 
 
 def test_fields_are_once_only() -> None:
@@ -238,7 +258,7 @@ _SETUP: Final = """\
 from utf8guard import STRICT, _speedups
 from utf8guard.middleware import _clean
 from utf8guard.middleware._clean import TRIGGERS
-from utf8guard.middleware._trigger import Trigger
+from utf8guard.middleware._trigger import Needles, Trigger, holds_any, needles_of
 _clean.TRIGGERS = {table}
 _speedups.scan_head(b"/", None, b"", [], STRICT, STRICT, STRICT)
 """

@@ -33,7 +33,7 @@ from ._request import (
     RequestHead,
 )
 from ._seen import remember
-from ._trigger import Trigger
+from ._trigger import Needles, Trigger, holds_any, needles_of
 
 __all__ = [
     "TRIGGERS",
@@ -113,20 +113,13 @@ TRIGGERS: Final = Triggers(
 )
 
 
-def _needles(triggers: tuple[bytes, ...]) -> tuple[int | bytes, ...]:
-    """``triggers`` with each single byte as an int (see _NUL)."""
-    return tuple(t[0] if len(t) == 1 else t for t in triggers)
-
-
 _RAW_PATH_NEEDLES: Final = tuple(
     needle.decode("ascii") for needle in TRIGGERS.raw_path.needles
 )
-_DECODED_PATH_NEEDLES: Final = _needles(TRIGGERS.decoded_path.needles)
-#: Each once-only field's needles, in _ONCE's order.
-_FIELD_TRIGGERS: Final = dict(TRIGGERS.fields)
-_ONCE_NEEDLES: Final = tuple(
-    _needles(_FIELD_TRIGGERS[name].needles) if name in _FIELD_TRIGGERS else ()
-    for name in _ONCE
+_DECODED_PATH_NEEDLES: Final = needles_of(TRIGGERS.decoded_path)
+#: The once-only fields with a trigger: their place in _ONCE, and its needles.
+_FIELD_NEEDLES: Final = tuple(
+    (_ONCE.index(name), needles_of(trigger)) for name, trigger in TRIGGERS.fields
 )
 
 
@@ -243,9 +236,8 @@ def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | N
     decoded = strict_unquote(raw) if _PERCENT in raw else raw
     if decoded is None:
         return None
-    for byte in _DECODED_PATH_NEEDLES:
-        if byte in decoded:
-            return None
+    if holds_any(decoded, _DECODED_PATH_NEEDLES):
+        return None
     if app_path is not None and app_path != decoded:
         return None
     return decoded if is_valid(decoded, policy) else None
@@ -366,11 +358,18 @@ def once_fields(
     """``(Content-Length, Content-Type)`` of the one field of each name (None: no
     such field), or None when the Host or Cookie value is for the full check."""
     values = (host, cookie, length, content_type)
-    for value, needles in zip(values, _ONCE_NEEDLES, strict=True):
-        if value is not None:
-            for needle in needles:
-                if needle in value:
-                    return None
+    # holds_any, unrolled: this runs on every request the lane takes.
+    for index, (single, longer, non_ascii) in _FIELD_NEEDLES:
+        value = values[index]
+        if value is None:
+            continue
+        for byte in single:
+            if byte in value:
+                return None
+        if (longer or (non_ascii and not value.isascii())) and holds_any(
+            value, Needles(single, longer, non_ascii)
+        ):
+            return None
     return length, content_type
 
 
