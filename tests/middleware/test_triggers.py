@@ -102,6 +102,23 @@ def test_every_vector_is_refused(
         assert _refused(_placed(where, vector), GuardConfig()), vector
 
 
+@pytest.mark.parametrize("scan", SCANS, ids=lambda scan: scan.__module__)
+@pytest.mark.parametrize(("where", "trigger", "probe"), DECLARED, ids=IDS)
+def test_no_vector_is_clean_to_the_lane(
+    monkeypatch: pytest.MonkeyPatch,
+    scan: Callable[..., object],
+    where: str,
+    trigger: Trigger,
+    probe: Callable[[bytes], bytes],
+) -> None:
+    monkeypatch.setattr(_clean, "scan_head", scan)
+    for vector in trigger.vectors:
+        head = _placed(where, vector)
+        raw = head.raw_path
+        headers = head.headers
+        assert clean_head(raw, None, b"", headers, GuardConfig()) is None, vector
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
