@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CORPUS ?= $(or $(UTF8GUARD_CORPUS),../shared/corpus/UTF-8-test.txt)
 
-.PHONY: demo test lint typecheck unit unit-pure unit-pure-middleware coverage fuzz-smoke fuzz bench \
+.PHONY: demo test lint typecheck unit unit-pure coverage fuzz-smoke fuzz bench \
 	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test
 
 $(VENV)/.installed: pyproject.toml
@@ -37,12 +37,14 @@ unit: $(VENV)/.installed
 CORE_TESTS = $(wildcard tests/test_scan.py tests/test_stream.py tests/test_repair.py \
 	tests/test_corpus.py tests/test_properties.py tests/test_regressions.py \
 	tests/test_fuzz_corpus.py)
-unit-pure: $(VENV)/.installed
+unit-pure: $(VENV)/.installed unit-pure-middleware
 	$(if $(CORE_TESTS),UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider \
 	  --cov --cov-append --cov-report= --cov-fail-under=0 $(CORE_TESTS))
 
 # The middleware's tests again in pure Python, so that both builds of the fast lane
-# meet the rules where requests do (the servers of the end-to-end tests inherit it).
+# meet the rules where requests do (the servers of the end-to-end tests inherit it);
+# run first by unit-pure, after unit has erased the coverage data.
+.PHONY: unit-pure-middleware
 unit-pure-middleware: $(VENV)/.installed
 	UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider \
 	  --cov --cov-append --cov-report= --cov-fail-under=0 -m "not slow" tests/middleware
@@ -81,7 +83,7 @@ sdist-test: $(VENV)/.installed
 	  tests/test_scan.py tests/test_stream.py tests/test_repair.py tests/test_paths.py \
 	  tests/middleware/test_engine.py tests/middleware/test_request.py
 
-test: lint typecheck unit unit-pure unit-pure-middleware coverage fuzz-smoke sdist-test
+test: lint typecheck unit unit-pure coverage fuzz-smoke sdist-test
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.bench_core
