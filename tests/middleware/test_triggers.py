@@ -305,3 +305,16 @@ def test_the_c_lane_refuses_a_table_it_cannot_read(table: str, error: str) -> No
     )
     assert result.returncode == 1
     assert error in result.stderr
+
+
+def test_longer_decoded_path_needles_are_looked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lane's search of the decoded path takes any needle a rule declares, not
+    only the single bytes declared today."""
+    needles = needles_of(Trigger(needles=(b"ab", "\u00e9".encode()), vectors=()))
+    monkeypatch.setattr(_clean, "_DECODED_PATH_NEEDLES", needles)
+    policy = GuardConfig().effective_path_policy
+    assert _clean._clean_path(b"/xaby", None, policy) is None
+    assert _clean._clean_path(b"/x%C3%A9y", None, policy) is None
+    assert _clean._clean_path(b"/xy", None, policy) == b"/xy"
