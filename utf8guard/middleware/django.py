@@ -81,12 +81,12 @@ class Utf8GuardMiddleware:
         self.config = configure(options.get("config"), rest)
         if self.config.stream_body:
             raise ValueError("stream_body is not supported by the Django middleware")
-        # One WSGI adapter per middleware: its lane's memories outlive a request.
-        self._guard = Utf8GuardWSGIMiddleware(_reached, config=self.config)
         self.get_response = get_response
         self._is_async = iscoroutinefunction(get_response)
         if self._is_async:
             markcoroutinefunction(self)
+        # One WSGI adapter per middleware: its lane's memories outlive a request.
+        self._guard = Utf8GuardWSGIMiddleware(_reached, config=self.config)
 
     def __call__(
         self, request: HttpRequest
