@@ -239,9 +239,10 @@ def test_adapters_take_the_same_options() -> None:
     # adapters' shared __init__), each typed in GuardOptions for the adapters.
     fields = {field.name for field in dataclasses.fields(GuardConfig) if field.init}
     assert set(SAMPLE_OPTIONS) == fields == set(GuardOptions.__annotations__)
-    for adapter in (Utf8GuardMiddleware, Utf8GuardWSGIMiddleware):
-        with pytest.raises(TypeError, match="unknown option 'max_body'"):
-            adapter(asgi_echo, max_body=1)  # type: ignore[arg-type, call-arg]  # wrong on purpose
+    with pytest.raises(TypeError, match="unknown option 'max_body'"):
+        Utf8GuardMiddleware(asgi_echo, max_body=1)  # type: ignore[call-arg]  # wrong on purpose
+    with pytest.raises(TypeError, match="unknown option 'max_body'"):
+        Utf8GuardWSGIMiddleware(wsgi_echo, max_body=1)  # type: ignore[call-arg]  # wrong on purpose
     expected = GuardConfig(**SAMPLE_OPTIONS)  # type: ignore[arg-type]  # checked
     for adapter in (Utf8GuardMiddleware, Utf8GuardWSGIMiddleware):
         assert adapter(asgi_echo, **SAMPLE_OPTIONS).config == expected  # type: ignore[arg-type]
