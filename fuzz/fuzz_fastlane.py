@@ -37,7 +37,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Final, NoReturn, cast
+from typing import Final, NoReturn
 from urllib.parse import unquote_to_bytes
 
 from fuzz._common import mismatch, policy_of, run_atheris
@@ -377,11 +377,15 @@ def _check_environ(data: bytes, case: Case) -> None:
 
 def _check_wsgi_plan(data: bytes, case: Case) -> None:
     path_policy, policy, header_policy = case.args[4:]
-    if not all(isinstance(p, Policy) for p in (path_policy, policy, header_policy)):
+    if not (
+        isinstance(path_policy, Policy)
+        and isinstance(policy, Policy)
+        and isinstance(header_policy, Policy)
+    ):
         return
     # The look-alike rule, a body limit and bodiless by the input's length.
-    lane = cast("Lane", (path_policy, policy, header_policy, len(data) % 3 > 0,
-                         len(data) % 7 * 3, {b"application/json": True}))  # fmt: skip
+    lane = Lane(path_policy, policy, header_policy, len(data) % 3 > 0,
+                len(data) % 7 * 3, {b"application/json": True})  # fmt: skip
     bodiless = len(data) % 2 == 0
     expected = outcome(py_environ_parts, case.environ)
     if expected[0] == "returned":

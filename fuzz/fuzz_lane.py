@@ -92,7 +92,8 @@ def lane_of(policies: tuple[object, ...], choice: LaneChoice, headers: object) -
                 if type(name) is bytes and type(value) is bytes:
                     kinds[value] = True
     path, policy, header = policies
-    return (path, policy, header, choice.lookalike, choice.limit, kinds)  # type: ignore[return-value]
+    # The policies may be any object: the C twin must answer them as Python does.
+    return Lane(path, policy, header, choice.lookalike, choice.limit, kinds)  # type: ignore[arg-type]
 
 
 @contextmanager

@@ -9,6 +9,7 @@ import pytest
 
 from fuzz import fuzz_lane
 from fuzz.run import SEEDS
+from utf8guard.middleware._fast import Lane
 
 from .test_fuzz_fastlane import seed_failures
 
@@ -33,14 +34,12 @@ def test_the_first_byte_picks_the_lane_and_message() -> None:
     assert fuzz_lane.LaneChoice.of(b"").limit == -1
 
 
-def _lookalike_ignored(lane: tuple[object, ...], scope: object) -> object:
-    return _plan((*lane[:3], False, *lane[4:]), scope)
+def _lookalike_ignored(lane: Lane, scope: object) -> object:
+    return _plan(lane._replace(lookalike=False), scope)
 
 
-def _limit_off_by_one(lane: tuple[object, ...], scope: object) -> object:
-    limit = lane[4]
-    assert isinstance(limit, int)
-    return _plan((*lane[:4], limit + 1, lane[5]), scope)
+def _limit_off_by_one(lane: Lane, scope: object) -> object:
+    return _plan(lane._replace(limit=lane.limit + 1), scope)
 
 
 def _backslash_ignored(

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import product
@@ -537,11 +538,56 @@ def test_compiled_is_valid_checks_its_arguments(
         _scan.python_is_valid(*args, **kwargs)  # type: ignore[arg-type]  # deliberately wrong
 
 
+def _stamped(
+    call: Callable[[], object], window: list[float], started: threading.Event
+) -> None:
+    window.append(time.perf_counter())
+    started.set()
+    call()
+    window.append(time.perf_counter())
+
+
+def _runs_without_the_gil(call: Callable[[], object]) -> bool:
+    """Whether this thread ran Python code while ``call`` ran in another thread.
+
+    With a switch interval far longer than the test, a thread gives up the GIL only
+    when it blocks or when C code releases it. The worker stamps the time, wakes this
+    thread, runs ``call`` and stamps again; this thread, woken, stamps at once, which
+    it can do before the worker's second stamp only if ``call`` let go of the GIL.
+    A loaded host may not schedule this thread in time: a few tries.
+    """
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        for _ in range(5):
+            window: list[float] = []
+            started = threading.Event()
+
+            worker = threading.Thread(target=_stamped, args=(call, window, started))
+            worker.start()
+            started.wait()
+            seen = time.perf_counter()
+            worker.join()
+            if window[0] < seen < window[1]:
+                return True
+        return False
+    finally:
+        sys.setswitchinterval(interval)
+
+
+#: Long enough to scan that another thread gets a turn (32 MiB of 2-byte sequences).
+_LARGE: Final = ("ж" * (1 << 24)).encode()
+
+
 @speedups_only
 def test_compiled_is_valid_scans_large_input_without_the_gil() -> None:
     """Above 32 KiB the GIL is released; a bytearray stays exported (not resizable)
     while it is scanned, and threads see their own results."""
     assert _built is not None
+    built = _built
+    assert _runs_without_the_gil(lambda: built.is_valid(_LARGE))
+    # Control: the observation can fail. CPython's decoder holds the GIL throughout.
+    assert not _runs_without_the_gil(lambda: _LARGE.decode("utf-8"))
     good = ("ж" * 40000).encode()
     bad = good + b"\xed\xa0\x80"
     results: list[bool] = []
@@ -768,6 +814,10 @@ def test_buffers_are_read_in_place() -> None:
 def test_large_input_scans_without_the_gil() -> None:
     """Above 32 KiB the scan runs with the GIL released; threads see their results."""
     assert _built is not None
+    built = _built
+    assert _runs_without_the_gil(
+        lambda: built.first_violation(_LARGE, 0, len(_LARGE), STRICT)
+    )
     data = ("ж" * 40000).encode() + b"\xed\xa0\x80"
     results: list[Violation | None] = []
 

@@ -210,34 +210,85 @@ int speedups_policy_is_valid(const uint8_t *p, size_t n, PyObject *policy) {
  * 0 when not, -1 with an exception set.
  */
 
-/* What a _PATH_TRICK match must contain: a non-ASCII byte; a "." at the start of a
- * segment (the start, or after "/" or "\"); an escape "%2e", "%2f" or "%5c" in any
- * case. A "%" can only start an escape (strict decoding), so looking at the two
- * bytes after each "%" finds every such escape. */
-static int path_is_suspect(const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        if (c >= 0x80)
-            return 1;
-        if (c == '.' && (i == 0 || p[i - 1] == '/' || p[i - 1] == '\\'))
-            return 1;
-        if (c == '%' && i + 2 < n) {
-            uint8_t high = p[i + 1], low = p[i + 2];
-            int dot_or_slash = low == 'e' || low == 'E' || low == 'f' || low == 'F';
-            int backslash = low == 'c' || low == 'C';
-            if ((high == '2' && dot_or_slash) || (high == '5' && backslash))
+/* The lane's table, utf8guard.middleware._clean.TRIGGERS (py Triggers): what each
+ * rule declares can make it find anything. Read at the first call; a component
+ * holding none of its set's needles is clean of those rules. */
+typedef struct {
+    PyObject *needles;  /* a tuple of non-empty bytes, borrowed from `trigger_table` */
+    uint8_t first[256]; /* 1 for a byte some needle starts with */
+} needle_set;
+
+static PyObject *trigger_table; /* owned: keeps every needle alive */
+static needle_set raw_path_set, decoded_path_set;
+
+/* The byte at index i of (`slash` ? "/" : "") + p, in ASCII lower case when `fold`
+ * (str.lower() of ASCII). */
+static inline uint8_t byte_at(const uint8_t *p, size_t i, int fold, int slash) {
+    if (slash) {
+        if (i == 0)
+            return '/';
+        i--;
+    }
+    uint8_t c = p[i];
+    return fold && c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
+}
+
+/* Whether some needle of `set` occurs in (`slash` ? "/" : "") + p[0..n), read in ASCII
+ * lower case when `fold`: py `needle in probe` for each needle. */
+static int holds_any(const needle_set *set, const uint8_t *p, size_t n, int fold,
+                     int slash) {
+    if (set->needles == NULL)
+        return 0;
+    /* No bytes object is this long; the bound tells the compiler n + 1 cannot wrap. */
+    if (n >= (size_t)PY_SSIZE_T_MAX)
+        return 1;
+    size_t total = n + (slash ? 1 : 0);
+    Py_ssize_t count = PyTuple_GET_SIZE(set->needles);
+    for (size_t i = 0; i < total; i++) {
+        if (!set->first[byte_at(p, i, fold, slash)])
+            continue;
+        for (Py_ssize_t k = 0; k < count; k++) {
+            PyObject *needle = PyTuple_GET_ITEM(set->needles, k);
+            const uint8_t *q = (const uint8_t *)PyBytes_AS_STRING(needle);
+            size_t m = (size_t)PyBytes_GET_SIZE(needle);
+            size_t j = 0;
+            while (j < m && i + j < total && byte_at(p, i + j, fold, slash) == q[j])
+                j++;
+            if (j == m)
                 return 1;
         }
     }
     return 0;
 }
 
-/* _LINE_CONTROL: TAB, LF, CR. */
-static int has_line_control(const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (p[i] == '\t' || p[i] == '\n' || p[i] == '\r')
-            return 1;
+/* `trigger` (a _trigger.Trigger) must have a tuple of non-empty bytes as its
+ * needles: 0, or -1 with TypeError set. */
+static int load_set(needle_set *set, PyObject *trigger) {
+    memset(set, 0, sizeof *set);
+    PyObject *needles = PyTuple_Check(trigger) && PyTuple_GET_SIZE(trigger) == 2
+                            ? PyTuple_GET_ITEM(trigger, 0)
+                            : NULL;
+    if (needles == NULL || !PyTuple_CheckExact(needles)) {
+        PyErr_SetString(PyExc_TypeError, "_clean.TRIGGERS: needles must be a tuple");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(needles); k++) {
+        PyObject *needle = PyTuple_GET_ITEM(needles, k);
+        if (!PyBytes_CheckExact(needle) || PyBytes_GET_SIZE(needle) == 0) {
+            PyErr_SetString(PyExc_TypeError,
+                            "_clean.TRIGGERS: a needle must be non-empty bytes");
+            return -1;
+        }
+        set->first[(uint8_t)PyBytes_AS_STRING(needle)[0]] = 1;
+    }
+    set->needles = needles;
     return 0;
+}
+
+/* A raw target that is not ASCII, or holds a trigger of the path rules (py
+ * _clean_path: PATH_TRICK_TRIGGERS, in "/" + the path in lower case). */
+static int path_is_suspect(const uint8_t *p, size_t n) {
+    return !is_ascii(p, n) || holds_any(&raw_path_set, p, n, 1, 1);
 }
 
 /* `app_path is None or app_path == decoded` (decoded is raw when nothing was
@@ -283,11 +334,11 @@ static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
         Py_ssize_t got = unquote(p, n, out, 0);
         decoded = out;
         len = got < 0 ? 0 : (size_t)got;
-        /* -1: a malformed escape. A "%" after one decode: double encoding. */
-        if (got < 0 || memchr(out, '%', len) != NULL)
+        /* -1: a malformed escape. */
+        if (got < 0)
             rc = 0;
     }
-    if (rc == 1 && has_line_control(decoded, len))
+    if (rc == 1 && holds_any(&decoded_path_set, decoded, len, 0, 0))
         rc = 0;
     if (rc == 1)
         rc = app_path_matches(app_path, raw, escaped, decoded, len);
@@ -409,6 +460,52 @@ static enum field field_of(const uint8_t *name, Py_ssize_t n) {
 #define PAIR_VALUE(pairs, i) PySequence_Fast_ITEMS(PySequence_Fast_ITEMS(pairs)[i])[1]
 #define BYTES_OF(obj) ((const uint8_t *)PyBytes_AS_STRING(obj))
 
+/* Per field of enum field: the needles its one value must not hold. */
+static needle_set field_sets[F_COUNT];
+static int triggers_loaded;
+
+/* Reads _clean.TRIGGERS: (raw_path, decoded_path, ((name, trigger), ...)), each
+ * name one of the once-only fields (py _ONCE). 0, or -1 with an exception set. */
+static int load_triggers(void) {
+    PyObject *clean = PyImport_ImportModule("utf8guard.middleware._clean");
+    if (clean == NULL)
+        return -1;
+    PyObject *table = PyObject_GetAttrString(clean, "TRIGGERS");
+    Py_DECREF(clean);
+    if (table == NULL)
+        return -1;
+    Py_XSETREF(trigger_table, table);
+    if (!PyTuple_Check(table) || PyTuple_GET_SIZE(table) != 3 ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(table, 2))) {
+        PyErr_SetString(PyExc_TypeError, "_clean.TRIGGERS must be a Triggers");
+        return -1;
+    }
+    if (load_set(&raw_path_set, PyTuple_GET_ITEM(table, 0)) < 0 ||
+        load_set(&decoded_path_set, PyTuple_GET_ITEM(table, 1)) < 0)
+        return -1;
+    PyObject *fields = PyTuple_GET_ITEM(table, 2);
+    memset(field_sets, 0, sizeof field_sets);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(fields); k++) {
+        PyObject *entry = PyTuple_GET_ITEM(fields, k);
+        PyObject *name = PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == 2
+                             ? PyTuple_GET_ITEM(entry, 0)
+                             : NULL;
+        enum field f = name != NULL && PyBytes_CheckExact(name)
+                           ? field_of(BYTES_OF(name), PyBytes_GET_SIZE(name))
+                           : F_OTHER;
+        if (f != F_HOST && f != F_COOKIE && f != F_CONTENT_LENGTH &&
+            f != F_CONTENT_TYPE) {
+            PyErr_SetString(PyExc_ValueError,
+                            "_clean.TRIGGERS: a field must be a once-only name");
+            return -1;
+        }
+        if (load_set(&field_sets[f], PyTuple_GET_ITEM(entry, 1)) < 0)
+            return -1;
+    }
+    triggers_loaded = 1;
+    return 0;
+}
+
 /* What bytes.join raises for an item that is no bytes. */
 static int join_error(Py_ssize_t index, PyObject *item) {
     PyErr_Format(PyExc_TypeError, "sequence item %zd: expected a bytes-like object, "
@@ -486,9 +583,10 @@ static int values_are_clean(PyObject *pairs, PyObject *policy) {
     return 1;
 }
 
-static int value_has(PyObject *pairs, Py_ssize_t i, char c) {
+/* Whether the value of pairs[i] holds a needle of `set`. */
+static int value_holds(PyObject *pairs, Py_ssize_t i, const needle_set *set) {
     PyObject *value = PAIR_VALUE(pairs, i);
-    return memchr(BYTES_OF(value), c, (size_t)PyBytes_GET_SIZE(value)) != NULL;
+    return holds_any(set, BYTES_OF(value), (size_t)PyBytes_GET_SIZE(value), 0, 0);
 }
 
 /* py clean_headers from the join on, over `pairs`: a list or tuple of 2-item lists
@@ -504,20 +602,17 @@ static int clean_fields(PyObject *pairs, PyObject *policy, PyObject **length,
         rc = values_are_clean(pairs, policy);
     if (rc != 1)
         return rc;
-    /* RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two). */
-    if (counts[F_HOST] > 1 || (counts[F_HOST] && value_has(pairs, firsts[F_HOST], ',')))
+    /* One line each of Host (RFC 9112 §3.2), Cookie (HTTP/2 may split it, RFC 9113
+     * §8.2.3: the slow path) and the framing the body check must weigh in full
+     * (RFC 9112 §6.3); no coded body (RFC 9110 §8.4). */
+    if (counts[F_HOST] > 1 || counts[F_COOKIE] > 1 || counts[F_TRANSFER_ENCODING] ||
+        counts[F_CONTENT_ENCODING] || counts[F_CONTENT_LENGTH] > 1 ||
+        counts[F_CONTENT_TYPE] > 1)
         return 0;
-    /* One Cookie field (HTTP/2 may split it, RFC 9113 §8.2.3: the slow path), and
-     * the rest of what cookie_findings refuses: a backslash escape, a TAB. */
-    if (counts[F_COOKIE] > 1 ||
-        (counts[F_COOKIE] && (value_has(pairs, firsts[F_COOKIE], '\\') ||
-                              value_has(pairs, firsts[F_COOKIE], '\t'))))
-        return 0;
-    /* RFC 9112 §6.3: framing the body check must weigh in full; so is a coded body
-     * (RFC 9110 §8.4). */
-    if (counts[F_TRANSFER_ENCODING] || counts[F_CONTENT_ENCODING] ||
-        counts[F_CONTENT_LENGTH] > 1 || counts[F_CONTENT_TYPE] > 1)
-        return 0;
+    /* The one value of each: none of its rules' triggers (py once_fields). */
+    for (int f = F_HOST; f <= F_CONTENT_TYPE; f++)
+        if (counts[f] && value_holds(pairs, firsts[f], &field_sets[f]))
+            return 0;
     if (counts[F_CONTENT_LENGTH])
         *length = PAIR_VALUE(pairs, firsts[F_CONTENT_LENGTH]);
     if (counts[F_CONTENT_TYPE])
@@ -685,6 +780,8 @@ int speedups_scan_parts(PyObject *const parts[4], PyObject *const policies[3],
     PyObject *raw_path = parts[0], *app_path = parts[1], *query = parts[2];
     if (!PyBytes_CheckExact(raw_path) || !PyBytes_CheckExact(query))
         return 0;
+    if (!triggers_loaded && load_triggers() < 0)
+        return -1;
     int rc = clean_path(raw_path, app_path, policies[0], &found->non_ascii);
     if (rc == 1)
         rc = clean_query(query, policies[1]);

@@ -134,7 +134,7 @@ static PyObject *get(PyObject *dict, PyObject *key) {
 /* A _fast.Lane: a 6-tuple ending in a dict; else 0 with TypeError set. The tuple
  * holds what is read from it for the whole call. */
 static int is_lane(PyObject *lane) {
-    if (PyTuple_CheckExact(lane) && PyTuple_GET_SIZE(lane) == 6 &&
+    if (PyTuple_Check(lane) && PyTuple_GET_SIZE(lane) == 6 &&
         PyDict_CheckExact(PyTuple_GET_ITEM(lane, 5)))
         return 1;
     PyErr_SetString(PyExc_TypeError, "lane must be a _fast.Lane tuple");

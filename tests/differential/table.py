@@ -624,6 +624,12 @@ PROBE_COOKIES: Final = (
     # Werkzeug's parse_cookie keeps ";" inside quotes, http.cookies splits there.
     refuse("probe-cookie-quoted-semicolon-octal", _cookies(b'a="x;b=\\303\\251"'), "Ã©"),
     refuse("probe-cookie-comma-separated-octal", _cookies(b'a=1, b="\\300\\257"'), "À¯"),
+    # UAX #9 §2.4: the isolates LRI, RLI, FSI, PDI (U+2066..U+2069) reorder what they
+    # enclose when shown (Trojan Source, CVE-2021-42574); no cookie-octet (RFC 6265
+    # §4.1.1); one in a name is the same deception.
+    refuse("probe-cookie-bidi-isolate", _cookies("a=x\u2067y\u2069".encode())),
+    refuse("probe-cookie-bidi-isolate-name", _cookies("\u2066a=1".encode())),
+    control("clean-cookie-rtl", _cookies("a=שלום; b=مرحبا".encode()), cookies=[["a", "שלום"], ["b", "مرحبا"]]),
 )  # fmt: skip
 
 # Probes of the request as a whole: framing, methods, normalize mode, and the

@@ -8,7 +8,7 @@ request must get the same status, response body and ``on_violation`` events.
 from __future__ import annotations
 
 import asyncio
-import inspect
+import dataclasses
 import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -237,12 +237,14 @@ SAMPLE_OPTIONS: dict[str, object] = {
 
 
 def test_adapters_take_the_same_options() -> None:
-    asgi = inspect.signature(Utf8GuardMiddleware).parameters
-    wsgi = inspect.signature(Utf8GuardWSGIMiddleware).parameters
-    assert [(p.name, p.kind, p.default) for p in asgi.values() if p.name != "app"] == [
-        (p.name, p.kind, p.default) for p in wsgi.values() if p.name != "app"
-    ]
-    assert set(SAMPLE_OPTIONS) == set(GuardOptions.__annotations__)
+    # The options are GuardConfig's constructor fields (its declaration, not the
+    # adapters' shared __init__), each typed in GuardOptions for the adapters.
+    fields = {field.name for field in dataclasses.fields(GuardConfig) if field.init}
+    assert set(SAMPLE_OPTIONS) == fields == set(GuardOptions.__annotations__)
+    with pytest.raises(TypeError, match="unknown option 'max_body'"):
+        Utf8GuardMiddleware(asgi_echo, max_body=1)  # type: ignore[call-arg]  # wrong on purpose
+    with pytest.raises(TypeError, match="unknown option 'max_body'"):
+        Utf8GuardWSGIMiddleware(wsgi_echo, max_body=1)  # type: ignore[call-arg]  # wrong on purpose
     expected = GuardConfig(**SAMPLE_OPTIONS)  # type: ignore[arg-type]  # checked
     for adapter, app in (
         (Utf8GuardMiddleware, asgi_echo),

@@ -75,6 +75,10 @@ REFUSED = [
     ("raw-nul", b"b=\x00", [("nul", 2)]),
     # a backslash is no RFC 6265 cookie-octet: escapes count unquoted too
     ("unquoted-octal", b"a=\\300", [("cookie_octal_escape", 2)]),
+    # UAX #9 §2.4: LRI..PDI (E2 81 A6..A9), Trojan Source (CVE-2021-42574)
+    ("bidi-lri", b"a=x\xe2\x81\xa6y", [("bidi_control", 3)]),
+    ("bidi-pdi-in-name", b"\xe2\x81\xa9a=1", [("bidi_control", 0)]),
+    ("bidi-rli-fsi", b"a=\xe2\x81\xa7\xe2\x81\xa8", [("bidi_control", 2)]),
 ]
 
 
@@ -88,6 +92,21 @@ def test_cookie_rules(header: bytes, expected: list[tuple[str, int]]) -> None:
     # the octal escapes after the first are reported too: keep the first of each kind
     assert [kinds[0]] == expected[:1]
     assert set(kinds) >= set(expected)
+
+
+def test_bidi_isolates_only_and_once() -> None:
+    """U+2066..U+2069 and no neighbour; once when the policy refuses them itself."""
+    isolates = [chr(code) for code in range(0x2066, 0x206A)]
+    neighbours = ["\u2065", "\u206a", "\u2060", "\u00e9"]
+    for char in isolates:
+        value = f"a={char}".encode()
+        for policy in (Policy(), Policy(allow_bidi_controls=False)):
+            findings = list(cookie_findings(value, policy))
+            assert [(f.kind, f.offset, f.fixable) for f in findings] == [
+                (Kind.BIDI_CONTROL, 2, not policy.allow_bidi_controls)
+            ]
+    for char in neighbours:
+        assert list(cookie_findings(f"a={char}".encode(), Policy())) == []
 
 
 def test_octal_escapes_above_0177_are_read_differently() -> None:

@@ -31,7 +31,13 @@ from django.test import (
 )
 from werkzeug.test import Client
 
-from utf8guard.middleware import GuardConfig, Refusal, ViolationEvent
+from utf8guard.middleware import (
+    GuardConfig,
+    Refusal,
+    Utf8GuardWSGIMiddleware,
+    ViolationEvent,
+)
+from utf8guard.middleware import django as django_adapter
 from utf8guard.middleware.asgi import Message
 from utf8guard.middleware.django import Utf8GuardMiddleware
 
@@ -253,3 +259,21 @@ def test_excluded_route_gets_its_body_unchecked() -> None:
     request = RequestFactory().post("/hooks/x", body, content_type="application/json")
     response = respond(middleware, request)
     assert (response.status_code, response.content) == (200, body)
+
+
+def test_one_wsgi_adapter_per_middleware(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The WSGI adapter (and its lane's memories) is built once, not per request."""
+    built: list[object] = []
+
+    class Counted(Utf8GuardWSGIMiddleware):
+        def _ready(self) -> None:
+            built.append(self)
+            super()._ready()
+
+    monkeypatch.setattr(django_adapter, "Utf8GuardWSGIMiddleware", Counted)
+    middleware, seen = guarded_view({})
+    factory = RequestFactory()
+    for path in ("/a", "/b", "/%C0%AF"):
+        respond(middleware, factory.get(path))
+    assert len(built) == 1
+    assert [request.path for request in seen] == ["/a", "/b"]

@@ -26,6 +26,7 @@ from utf8guard.middleware import (
     Utf8GuardMiddleware,
     Utf8GuardWSGIMiddleware,
 )
+from utf8guard.middleware import _engine as engine_module
 from utf8guard.middleware import asgi as asgi_module
 from utf8guard.middleware import wsgi as wsgi_module
 from utf8guard.middleware._fast import Lane, remember_kind
@@ -52,6 +53,8 @@ def _lane_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(asgi_module, "asgi_plan", lambda *_: None)
     monkeypatch.setattr(wsgi_module, "head_plan", lambda *_: None)
     monkeypatch.setattr(wsgi_module, "py_wsgi_plan", lambda *_: None)
+    # The engine's own one-pass proof, or the full check never runs on a clean head.
+    monkeypatch.setattr(engine_module, "is_clean_head", lambda *_: False)
 
 
 def _warm(lane: Lane, headers: object, config: GuardConfig) -> None:

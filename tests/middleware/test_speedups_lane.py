@@ -154,7 +154,7 @@ def test_content_length_grammar(value: bytes, length: int | None) -> None:
     lane = lane_for(GuardConfig(memory_body_size=2**60, max_body_size=2**60))
     expected = None if length is None else (length, JSON)
     assert plan(lane, scope(headers=headers)) == expected
-    lane[5][JSON] = True
+    lane.kinds[JSON] = True
     assert plan(lane, scope(headers=headers)) == length
 
 
@@ -264,7 +264,7 @@ def test_remember_kind() -> None:
     remember_kind(lane, b"application/problem+json", config)
     remember_kind(lane, b"application/json; charset=latin-1", config)
     remember_kind(lane, b"text/plain", config)
-    assert lane[5] == {
+    assert lane.kinds == {
         JSON: True,
         b"application/problem+json": True,
         b"application/json; charset=latin-1": False,  # refused: not the JSON inspector
@@ -272,7 +272,7 @@ def test_remember_kind() -> None:
     }
     for index in range(100):
         remember_kind(lane, b"text/x-%d" % index, config)
-    assert len(lane[5]) == 64
+    assert len(lane.kinds) == 64
 
 
 # --- whole_plain_json -------------------------------------------------------------
@@ -433,7 +433,7 @@ def test_asgi_plan_twins(
     found = plan(lane, request)
     if found is not None and query is not None:
         # Sound: a plan means the full inspection finds nothing in the head.
-        config = GuardConfig(allow_lookalike_separators=not lane[3])
+        config = GuardConfig(allow_lookalike_separators=not lane.lookalike)
         head = RequestHead(
             path="", raw_path=raw_path, query_string=query, headers=tuple(headers)
         )

@@ -19,8 +19,9 @@ from flask import Flask, request
 from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware, ViolationEvent
 from utf8guard.middleware._engine import BodyCheck
 from utf8guard.middleware._flow import BodyBuffer
+from utf8guard.middleware._wsgi_environ import environ_head
 from utf8guard.middleware._wsgi_input import input_chunks
-from utf8guard.middleware.wsgi import _read_into, environ_head
+from utf8guard.middleware.wsgi import _read_into
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo

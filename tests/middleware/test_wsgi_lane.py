@@ -40,7 +40,7 @@ def _lane(config: GuardConfig) -> Lane:
     """The WSGI adapter's lane of ``config``, having met two Content-Type values
     (JSON: an int plan; not JSON: a tuple plan)."""
     lane = lane_for(config, REPLAY_BYTES)
-    lane[5].update({b"application/json": True, b"text/plain": False})
+    lane.kinds.update({b"application/json": True, b"text/plain": False})
     return lane
 
 

@@ -1,4 +1,4 @@
-"""The HTTP and URI grammar the guard parses with; the only place these rules live.
+"""The HTTP and URI grammar the guard parses with, as patterns (the C lane reads TCHAR).
 
 Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (parameters),
 §8.3.1 (media-type) and RFC 3986 §2.1 (pct-encoded):

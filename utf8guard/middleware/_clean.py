@@ -16,23 +16,33 @@ by the tests; :data:`scan_head` is whichever is active.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Final, NamedTuple
 
 from .._accel import IMPLEMENTATION
 from .._policy import Policy
 from .._scan import is_valid
 from ._abnf import PRINTABLE, TCHAR
 from ._config import GuardConfig
+from ._cookies import COOKIE_TRIGGER
 from ._percent import strict_unquote
-from ._request import LOOKALIKE, RequestHead
+from ._request import (
+    DECODED_PATH_TRIGGER,
+    HOST_TRIGGER,
+    LOOKALIKE,
+    PATH_TRICK_TRIGGER,
+    RequestHead,
+)
 from ._seen import remember
+from ._trigger import Needles, Trigger, holds_any, needles_of
 
 __all__ = [
+    "TRIGGERS",
     "VALUE_JOINER",
     "CleanHead",
     "FieldIndexes",
     "NameFacts",
     "OnceFields",
+    "Triggers",
     "are_clean_values",
     "clean_head",
     "clean_headers",
@@ -78,12 +88,39 @@ _LOWER_TCHAR: Final = bytes(
 # a bytes needle as an int, and raising and clearing that TypeError costs several
 # times the search itself.
 _NUL: Final = 0x00
-_TAB: Final = 0x09
 _LF: Final = 0x0A
 _CR: Final = 0x0D
 _PERCENT: Final = 0x25
-_COMMA: Final = 0x2C
-_BACKSLASH: Final = 0x5C
+
+
+class Triggers(NamedTuple):
+    """The lane's table: each head rule's :class:`._trigger.Trigger`, by where the
+    lane looks for its needles. The C lane reads it at its first call
+    (``_speedups_http.c``)."""
+
+    #: Looked for in "/" + the raw path in ASCII lower case.
+    raw_path: Trigger
+    #: Looked for in the percent-decoded path.
+    decoded_path: Trigger
+    #: Per once-only field name (of _ONCE), looked for in its one value.
+    fields: tuple[tuple[bytes, Trigger], ...]
+
+
+TRIGGERS: Final = Triggers(
+    raw_path=PATH_TRICK_TRIGGER,
+    decoded_path=DECODED_PATH_TRIGGER,
+    fields=((b"host", HOST_TRIGGER), (b"cookie", COOKIE_TRIGGER)),
+)
+
+
+_RAW_PATH_NEEDLES: Final = tuple(
+    needle.decode("ascii") for needle in TRIGGERS.raw_path.needles
+)
+_DECODED_PATH_NEEDLES: Final = needles_of(TRIGGERS.decoded_path)
+#: The once-only fields with a trigger: their place in _ONCE, and its needles.
+_FIELD_NEEDLES: Final = tuple(
+    (_ONCE.index(name), needles_of(trigger)) for name, trigger in TRIGGERS.fields
+)
 
 
 #: What the body's route needs from a clean head: whether the decoded path holds
@@ -190,25 +227,21 @@ def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | N
     """The decoded path when it is clean but for the look-alike rule, else None."""
     if not raw.isascii():
         return None
-    # The ASCII target as str: "in" with a str needle is a plain search (see _TAB).
-    text = raw.decode("ascii")
-    # What a _PATH_TRICK match must contain: a "." at the start of a segment (the
-    # path's start, "/" or "\" before it), or an escape "%2e", "%2f" or "%5c".
-    if "." in text and (text[:1] == "." or "/." in text or "\\." in text):
-        return None
-    if "%" in text:
-        if "%2" in text or "%5" in text:
-            lowered = text.lower()
-            if "%2e" in lowered or "%2f" in lowered or "%5c" in lowered:
-                return None
-        decoded = strict_unquote(raw)
-        # None: a malformed escape. "%" after one decode: double encoding.
-        if decoded is None or _PERCENT in decoded:
+    # The ASCII target as str: "in" with a str needle is a plain search (see _NUL).
+    probe = "/" + raw.decode("ascii").lower()
+    for needle in _RAW_PATH_NEEDLES:
+        if needle in probe:
             return None
-    else:
-        decoded = raw
-    # _LINE_CONTROL: TAB, LF, CR.
-    if _TAB in decoded or _LF in decoded or _CR in decoded:
+    # None: a malformed escape.
+    decoded = strict_unquote(raw) if _PERCENT in raw else raw
+    if decoded is None:
+        return None
+    # holds_any, its single bytes unrolled: this runs on every request the lane takes.
+    single, longer, non_ascii = _DECODED_PATH_NEEDLES
+    for byte in single:
+        if byte in decoded:
+            return None
+    if (longer or non_ascii) and holds_any(decoded, _DECODED_PATH_NEEDLES):
         return None
     if app_path is not None and app_path != decoded:
         return None
@@ -329,12 +362,19 @@ def once_fields(
 ) -> OnceFields | None:
     """``(Content-Length, Content-Type)`` of the one field of each name (None: no
     such field), or None when the Host or Cookie value is for the full check."""
-    # RFC 9112 §3.2: one Host line, holding no "," (a WSGI server's join of two).
-    if host is not None and _COMMA in host:
-        return None
-    # The rest of what cookie_findings refuses: a backslash escape, a TAB.
-    if cookie is not None and (_BACKSLASH in cookie or _TAB in cookie):
-        return None
+    values = (host, cookie, length, content_type)
+    # holds_any, unrolled: this runs on every request the lane takes.
+    for index, (single, longer, non_ascii) in _FIELD_NEEDLES:
+        value = values[index]
+        if value is None:
+            continue
+        for byte in single:
+            if byte in value:
+                return None
+        if (longer or (non_ascii and not value.isascii())) and holds_any(
+            value, Needles(single, longer, non_ascii)
+        ):
+            return None
     return length, content_type
 
 

@@ -24,8 +24,9 @@ from .._policy import Policy
 from .._scan import is_valid, iter_violations
 from .._violation import Kind
 from ._finding import Finding, Location, RequestKind
+from ._trigger import Trigger
 
-__all__ = ["cookie_findings", "cookie_policy"]
+__all__ = ["COOKIE_TRIGGER", "cookie_findings", "cookie_policy"]
 
 #: The name findings in a Cookie header carry.
 COOKIE: Final = "cookie"
@@ -34,6 +35,27 @@ COOKIE: Final = "cookie"
 _ESCAPE: Final = re.compile(rb"\\([0-3][0-7]{2}|.)")
 # Unicode ch. 23.1: TAB, LF and CR, the controls a text policy keeps.
 _LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+# UAX #9 §2.4: LRI, RLI, FSI and PDI (U+2066..U+2069) reorder what they enclose
+# when shown (Trojan Source, CVE-2021-42574); none is a cookie-octet (RFC 6265
+# §4.1.1). UTF-8 is self-synchronising: the encoded forms match only those.
+_BIDI_ISOLATES: Final = tuple(chr(code).encode() for code in range(0x2066, 0x206A))
+_BIDI_ISOLATE: Final = re.compile(b"|".join(_BIDI_ISOLATES))
+#: What this module's rules need in a value that is valid under cookie_policy and
+#: holds no CR or LF (what the lane checks of every header value): a backslash
+#: escape, a TAB, a bidi isolate. A rule added here adds its needles and vectors
+#: here; the lane reads them from _clean.TRIGGERS.
+COOKIE_TRIGGER: Final = Trigger(
+    needles=(b"\\", b"\t", *_BIDI_ISOLATES),
+    vectors=(
+        b"a=\\001",
+        b'a="\\303\\251"',
+        b"a=\\177",
+        b"a=\\000",
+        b"a=b\tc",
+        "a=x\u2067y\u2069".encode(),
+        "\u2066a=1".encode(),
+    ),
+)
 #: Octal escapes above this are a byte to Werkzeug and a code point to the others.
 _ASCII_MAX: Final = 0x7F
 #: C0 controls end here (Unicode ch. 23.1); DEL is _ASCII_MAX.
@@ -49,11 +71,12 @@ def cookie_policy(policy: Policy) -> Policy:
 def cookie_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
     """Findings in one Cookie header value, offsets counting in it.
 
-    The raw bytes must be valid under ``policy`` with NUL and every control refused;
-    every backslash escape is decoded as both parser families decode it, and one that
-    yields a control or that they decode differently (an octal escape above
-    ``\\177``) is refused. Escapes are looked for in quoted and unquoted values alike:
-    a backslash is no cookie-octet, and parsers disagree on what is quoted.
+    The raw bytes must be valid under ``policy`` with NUL and every control refused,
+    and hold no bidi isolate (U+2066..U+2069); every backslash escape is decoded as
+    both parser families decode it, and one that yields a control or that they
+    decode differently (an octal escape above ``\\177``) is refused. Escapes are
+    looked for in quoted and unquoted values alike: a backslash is no cookie-octet,
+    and parsers disagree on what is quoted.
     """
     for violation in iter_violations(value, cookie_policy(policy)):
         # A repair under ``policy`` replaces only what ``policy`` itself refuses.
@@ -67,6 +90,10 @@ def cookie_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
         )
     for match in _LINE_CONTROL.finditer(value):
         yield Finding(Location.HEADER, COOKIE, Kind.CONTROL, match.start())
+    # A policy that refuses bidi controls has found the isolates above.
+    if policy.allow_bidi_controls and not value.isascii():
+        for match in _BIDI_ISOLATE.finditer(value):
+            yield Finding(Location.HEADER, COOKIE, Kind.BIDI_CONTROL, match.start())
     if b"\\" in value:
         yield from _escape_findings(value)
 

@@ -268,12 +268,14 @@ def content_length(value: bytes) -> int | None:
     """A Content-Length field value as a number, or None when it is not one.
 
     RFC 9110 §8.6: ``Content-Length = 1*DIGIT``, ASCII digits only (no sign, no list,
-    no other script's digits), after the OWS around a field value (§5.5). The one
+    no other script's digits), after the OWS around a field value (§5.5). The Python
     parser of the field: the framing check, the declared size, WSGI's
-    ``CONTENT_LENGTH``. §8.6: a recipient "MUST anticipate potentially large decimal
-    numerals and prevent parsing errors due to integer conversion overflows": CPython's
-    ``int()`` raises past 4300 digits (CVE-2020-10735), so a value of more than
-    18 significant digits reads as ``MAX_CONTENT_LENGTH``, above every limit.
+    ``CONTENT_LENGTH`` (the C lane restates it, ``_speedups_lane.c``, held to this
+    one by ``tests/middleware/test_speedups_lane.py``). §8.6: a recipient "MUST
+    anticipate potentially large decimal numerals and prevent parsing errors due to
+    integer conversion overflows": CPython's ``int()`` raises past 4300 digits
+    (CVE-2020-10735), so a value of more than 18 significant digits reads as
+    ``MAX_CONTENT_LENGTH``, above every limit.
     """
     digits = value.strip(_OWS)
     if not digits.isdigit():

@@ -19,7 +19,7 @@ environ itself (:func:`._wsgi_lane.py_wsgi_plan`, which ends in :func:`body_plan
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Final, NamedTuple
 
 from .._accel import IMPLEMENTATION
 from .._policy import Policy
@@ -61,11 +61,23 @@ _MAX_LANE_BODY: Final = 2**53
 #: Content-Type values a lane remembers the kind of.
 _KINDS_REMEMBERED: Final = 64
 
-#: What the lane needs from a config, built once by :func:`lane_for`: the path, the
-#: query (and body) and the header policy; whether the look-alike rule applies; the
-#: largest body read whole (-1: none); and the Content-Type values met so far, True
-#: for a JSON type. A plain tuple: the C twin reads it by position.
-Lane = tuple[Policy, Policy, Policy, bool, int, dict[bytes, bool]]
+
+class Lane(NamedTuple):
+    """What the lane needs from a config, built once by :func:`lane_for`. The C twin
+    reads it by position, in this order."""
+
+    path_policy: Policy
+    #: The query's (and a body's) policy.
+    policy: Policy
+    header_policy: Policy
+    #: Whether the look-alike rule applies.
+    lookalike: bool
+    #: The largest body read whole (-1: none).
+    limit: int
+    #: The Content-Type values met so far, True for a JSON type.
+    kinds: dict[bytes, bool]
+
+
 #: A plan (:func:`head_plan`, :func:`asgi_plan`): None (the full check),
 #: :data:`NO_BODY`, the length of a JSON body (a type remembered as JSON), or the
 #: length and Content-Type.
@@ -79,7 +91,7 @@ def lane_for(config: GuardConfig, most: int = _MAX_LANE_BODY) -> Lane:
     limit = min(config.memory_body_size, config.max_body_size, most)
     if config.mode == "report" or config.stream_body:
         limit = -1
-    return (
+    return Lane(
         config.effective_path_policy,
         config.policy,
         config.header_policy,
@@ -103,10 +115,10 @@ def py_head_plan(
     reading of the framing says a request without Content-Length has no body (RFC
     9112 §6.3 item 7), so the app may run at once when no Content-Type is to weigh.
     A body is for the lane when it declares a length within the lane's limit."""
-    decoded = scan_target(raw_path, app_path, query, lane[0], lane[1])
+    decoded = scan_target(raw_path, app_path, query, lane.path_policy, lane.policy)
     if decoded is None:
         return None
-    fields = clean_headers(headers, lane[2])
+    fields = clean_headers(headers, lane.header_policy)
     if fields is None:
         return None
     # Unpacked: a call with *fields builds an argument tuple, a tenth of a µs.
@@ -125,16 +137,15 @@ def body_plan(
     """:func:`py_head_plan` of a head whose path, query and fields are clean (but for
     the look-alike rule): ``decoded`` is its decoded path, ``length_field`` and
     ``content_type`` the values of its one Content-Length and Content-Type field."""
-    lookalike, limit, kinds = lane[3], lane[4], lane[5]
     # _clean.clean_head's look-alike rule, on the path it has decoded already.
-    if lookalike and not decoded.isascii() and LOOKALIKE.search(decoded):
+    if lane.lookalike and not decoded.isascii() and LOOKALIKE.search(decoded):
         return None
     if length_field is None:
         return NO_BODY if bodiless and content_type is None else None
     length = content_length(length_field)
-    if length is None or length > limit:
+    if length is None or length > lane.limit:
         return None
-    if content_type is not None and kinds.get(content_type) is True:
+    if content_type is not None and lane.kinds.get(content_type) is True:
         return length
     return length, content_type
 
@@ -170,7 +181,7 @@ def py_whole_plain_json(lane: Lane, message: object, length: int, /) -> bool:
         and type(body) is bytes
         and len(body) == length
         and opens_utf8(body)
-        and is_plain_json(body, lane[1])
+        and is_plain_json(body, lane.policy)
     )
 
 
@@ -187,7 +198,7 @@ else:
 
 def remember_kind(lane: Lane, content_type: bytes, config: GuardConfig) -> None:
     """Note whether ``content_type`` is a JSON type, for :func:`asgi_plan`."""
-    kinds = lane[5]
+    kinds = lane.kinds
     if content_type not in kinds and len(kinds) < _KINDS_REMEMBERED:
         kinds[content_type] = body_kind(content_type, config) == "json"
 

@@ -18,9 +18,13 @@ from ._config import GuardConfig
 from ._cookies import cookie_findings
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._percent import Decoded, SecondDecode, percent_decode
+from ._trigger import Trigger
 
 __all__ = [
+    "DECODED_PATH_TRIGGER",
+    "HOST_TRIGGER",
     "LOOKALIKE_SEPARATORS",
+    "PATH_TRICK_TRIGGER",
     "RequestHead",
     "inspect_head",
     "normalize_head",
@@ -55,6 +59,22 @@ _PATH_TRICK: Final = re.compile(
 # request line as Latin-1 and re-encodes it as UTF-8, so C0 AF reaches the app as
 # the valid "\u00c0\u00af". One verdict everywhere: refused, once per component.
 _NON_ASCII: Final = re.compile(rb"[\x80-\xff]")
+#: What a _PATH_TRICK match must contain, looked for in "/" + the raw path in lower
+#: case (the lane's table, _clean.TRIGGERS): a "." at the start of a segment (the
+#: path's start, or "/" or "\\" before it), or an escape %2e, %2f or %5c.
+PATH_TRICK_TRIGGER: Final = Trigger(
+    needles=(b"/.", b"\\.", b"%2e", b"%2f", b"%5c"),
+    vectors=(
+        b"/a%2Fb",
+        b"/a%5cb",
+        b"/a/%2e%2E/b",
+        b"/a/.%2e/b",
+        b"/..;/admin",
+        b"/a/..\\b",
+        b"/a\\..\\b",
+        b"/a/.;/b",
+    ),
+)
 _ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
 #: Where a plain dot segment is the server's business: between "/" or the ends.
 _PLAIN_DELIMITERS: Final = (b"", b"/")
@@ -64,6 +84,18 @@ _DECODED_DOT_SEGMENT: Final = re.compile(rb"(?:^|(?<=[/\\]))\.{1,2}(?=\Z|[/\\;])
 # Policy.allow_controls) are refused in a path all the same. A path is no text, and
 # a decoded CR LF in it splits a header or a log line (CWE-113, CWE-117).
 _LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+#: What _decoded_path_findings' own rules (double encoding, _LINE_CONTROL) need in a
+#: decoded path; the policy and look-alike rules are the lane's shared checks. The
+#: vectors are raw paths.
+DECODED_PATH_TRIGGER: Final = Trigger(
+    needles=(b"%", b"\t", b"\n", b"\r"),
+    vectors=(b"/a%2541", b"/%25%43%30", b"/a%09b", b"/a%0Ab", b"/a%0db"),
+)
+#: What the Host rule needs in the one Host value (RFC 9112 §3.2; WSGI servers join
+#: repeated lines with ","); a second Host line is the lane's once-only rule.
+HOST_TRIGGER: Final = Trigger(
+    needles=(b",",), vectors=(b"a.example,b.example", b"a.example, a.example")
+)
 # RFC 9110 §5.5: a field value with CR, LF or NUL is "invalid and dangerous".
 _FIELD_FORBIDDEN: Final = re.compile(rb"[\r\n\x00]")
 # RFC 3986 §3.3: pchar minus pct-encoded, plus "/" between segments.

@@ -62,11 +62,11 @@ def py_wsgi_plan(lane: Lane, environ: WSGIEnvironment, bodiless: bool, /) -> Pla
     None (the full check) also where that composition has a plan, but only for an
     environ whose header values are not all str of code points up to U+00FF.
     """
-    fields = _clean_fields(environ, lane[2])
+    fields = _clean_fields(environ, lane.header_policy)
     if fields is None:
         return None
     raw_path, app_path, query = target_parts(environ)
-    decoded = scan_target(raw_path, app_path, query, lane[0], lane[1])
+    decoded = scan_target(raw_path, app_path, query, lane.path_policy, lane.policy)
     if decoded is None:
         return None
     # Unpacked: a call with *fields builds an argument tuple, a tenth of a µs.

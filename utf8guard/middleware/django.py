@@ -28,7 +28,7 @@ from django.http import (
 )
 from django.utils.encoding import repercent_broken_unicode
 
-from ._config import GuardConfig, configure
+from ._config import configure
 from .wsgi import Utf8GuardWSGIMiddleware
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ __all__ = ["SETTING", "Utf8GuardAppConfig", "Utf8GuardMiddleware"]
 
 #: The Django setting that holds the options: the adapters' keywords, or ``config``.
 SETTING: Final = "UTF8GUARD"
+# The environ key through which the guard's app hands back the environ it passed on.
+_REACHED: Final = "utf8guard.django.reached"
 # The environ keys the decoded path lives in; Django keeps them as text.
 _PATH_KEYS: Final = ("SCRIPT_NAME", "PATH_INFO")
 
@@ -95,13 +97,15 @@ class Utf8GuardMiddleware:
         self._is_async = iscoroutinefunction(get_response)
         if self._is_async:
             markcoroutinefunction(self)
+        # One WSGI adapter per middleware: its lane's memories outlive a request.
+        self._guard = Utf8GuardWSGIMiddleware(_reached, config=self.config)
 
     def __call__(
         self, request: HttpRequest
     ) -> HttpResponseBase | Awaitable[HttpResponseBase]:
         if self._is_async:
             return self.__acall__(request)
-        outcome = _check(request, self.config)
+        outcome = _check(request, self._guard)
         if outcome.refusal is not None:
             return outcome.refusal
         try:
@@ -113,7 +117,7 @@ class Utf8GuardMiddleware:
         # Reading and checking the body blocks: off the event loop, as Django's own
         # request.body reads are.
         outcome = await sync_to_async(_check, thread_sensitive=False)(
-            request, self.config
+            request, self._guard
         )
         if outcome.refusal is not None:
             return outcome.refusal
@@ -137,20 +141,23 @@ class _Outcome:
             close()
 
 
-def _check(request: HttpRequest, config: GuardConfig) -> _Outcome:
+def _reached(checked: WSGIEnvironment, start: StartResponse) -> list[bytes]:
+    """The guard's app: records the environ it passed on (copies keep the list)."""
+    checked[_REACHED].append(checked)
+    return []
+
+
+def _check(request: HttpRequest, guard: Utf8GuardWSGIMiddleware) -> _Outcome:
     """Run ``request`` through the WSGI adapter; apply what it passes on."""
     environ = _environ(request)
     seen: list[WSGIEnvironment] = []
+    environ[_REACHED] = seen
     answer: list[tuple[str, list[tuple[str, str]]]] = []
-
-    def reached(checked: WSGIEnvironment, start: StartResponse) -> list[bytes]:
-        seen.append(checked)
-        return []
 
     def start_response(status: str, headers: list[tuple[str, str]], *_: object) -> None:
         answer.append((status, headers))
 
-    result = Utf8GuardWSGIMiddleware(reached, config=config)(
+    result = guard(
         environ,
         start_response,  # type: ignore[arg-type]  # returns no write(); never used
     )

@@ -33,7 +33,6 @@ from ._request import RequestHead
 from ._spool import REPLAY_BYTES
 from ._wsgi_environ import (
     Parts,
-    environ_head,
     environ_parts,
     head_from,
     header_items,
@@ -57,7 +56,7 @@ from ._wsgi_response import send_problem as _send_problem
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
-__all__ = ["Utf8GuardWSGIMiddleware", "environ_head"]
+__all__ = ["Utf8GuardWSGIMiddleware"]
 
 #: ``ViolationEvent.scope_type`` for findings made by this adapter.
 SCOPE_TYPE: Final = "wsgi"
