@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from utf8guard import STRICT, find_violation, reference
+from utf8guard import STRICT, reference
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware._config import MAX_MULTIPART_PARTS
 from utf8guard.middleware._engine import MAX_FINDINGS
