@@ -181,7 +181,12 @@ EXAMPLE_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     # Windows's own name rules apply to uploads only with the option (issue 26).
     **{
         kind: {"windows_upload_names": True}
-        for kind in ("reserved_name", "reserved_character", "trailing_dot_or_space", "too_long")
+        for kind in (
+            "reserved_name",
+            "reserved_character",
+            "trailing_dot_or_space",
+            "too_long",
+        )
     },
 }
 # Kinds no request shows: the server failing to deliver a body, and path rules that
