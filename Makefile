@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-CORPUS ?= $(or $(UTF8GUARD_CORPUS),../shared/corpus/UTF-8-test.txt)
+CORPUS ?= $(or $(UTF8GUARD_CORPUS),tests/data/UTF-8-test.txt)
 
 .PHONY: demo test lint typecheck unit unit-pure coverage fuzz-smoke fuzz bench \
 	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test
@@ -69,11 +69,11 @@ sdist-test: $(VENV)/.installed
 	rm -rf $(SDIST_DIR) && mkdir -p $(SDIST_DIR)
 	$(BIN)/python -m build --sdist --outdir $(SDIST_DIR) . > $(SDIST_DIR)/build.log
 	tar -xzf $(SDIST_DIR)/utf8guard-*.tar.gz -C $(SDIST_DIR)
-	cd $(SDIST_DIR)/utf8guard-*/ && export UTF8GUARD_CORPUS=$(abspath $(CORPUS)) && UTF8GUARD_PURE_PYTHON=1 $(CURDIR)/$(BIN)/python -m pytest \
+	cd $(SDIST_DIR)/utf8guard-*/ && unset UTF8GUARD_CORPUS && UTF8GUARD_PURE_PYTHON=1 $(CURDIR)/$(BIN)/python -m pytest \
 	  -q -p no:cacheprovider --collect-only tests > /dev/null && \
 	  UTF8GUARD_PURE_PYTHON=1 $(CURDIR)/$(BIN)/python -m pytest -q -p no:cacheprovider \
 	  tests/test_scan.py tests/test_stream.py tests/test_repair.py tests/test_paths.py \
-	  tests/middleware/test_engine.py tests/middleware/test_request.py
+	  tests/test_corpus.py tests/middleware/test_engine.py tests/middleware/test_request.py
 
 test: lint typecheck unit unit-pure coverage fuzz-smoke sdist-test
 
