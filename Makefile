@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORPUS ?= $(or $(UTF8GUARD_CORPUS),tests/data/UTF-8-test.txt)
 
 .PHONY: demo test lint typecheck unit unit-pure coverage fuzz-smoke fuzz bench \
-	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test dist-check
+	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test dist-check docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -87,7 +87,12 @@ sdist-test: dist-check
 	  tests/test_scan.py tests/test_stream.py tests/test_repair.py tests/test_paths.py \
 	  tests/test_corpus.py tests/middleware/test_engine.py tests/middleware/test_request.py
 
-test: lint typecheck unit unit-pure coverage fuzz-smoke sdist-test
+test: lint typecheck docs unit unit-pure coverage fuzz-smoke sdist-test
+
+# The documentation site (mkdocs.yml), built strictly: a broken link, a refusal kind
+# without a page or a docstring reference that resolves nowhere fails it.
+docs: $(VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/docs
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.bench_core

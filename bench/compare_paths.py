@@ -1,8 +1,8 @@
-"""The README's filename table: utf8guard, Werkzeug and pathvalidate on the same names.
+"""The filename table of docs/paths.md: utf8guard, Werkzeug and pathvalidate.
 
-``python -m bench.compare_paths`` prints the table; ``--write README.md`` replaces the
-block between the markers in that file. Deterministic and offline;
-``tests/test_compare_paths.py`` checks that the README holds exactly this output.
+``python -m bench.compare_paths`` prints the table; ``--write docs/paths.md`` replaces
+the block between the markers in that file. Deterministic and offline;
+``tests/test_compare_paths.py`` checks that docs/paths.md holds exactly this output.
 
 Each tool gets the same ``str`` (undecodable bytes as ``os.listdir`` returns them,
 with ``surrogateescape``). A legitimate name is *kept* when the output is the name
@@ -29,7 +29,7 @@ from utf8guard._tree import display
 from utf8guard.paths import UnsafePathError, safe_filename
 
 BEGIN: Final = (
-    "<!-- paths-table:begin (python -m bench.compare_paths --write README.md) -->"
+    "<!-- paths-table:begin (python -m bench.compare_paths --write docs/paths.md) -->"
 )
 END: Final = "<!-- paths-table:end -->"
 

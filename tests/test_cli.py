@@ -194,12 +194,23 @@ def test_stdin_human_output_is_named_stdin(
     assert (status, out) == (1, "<stdin>:1:1: overlong at byte 0 (C1)\n")
 
 
+def test_stdin_is_the_default_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As iconv, uconv and ftfy: no path reads standard input."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"ok\xc1\xbf")))
+    status, out, _ = run(capsys, "check")
+    assert (status, out) == (1, "<stdin>:1:3: overlong at byte 2 (C1)\n")
+
+
 @pytest.mark.parametrize(
     ("name", "shown"),
     [
-        pytest.param("a\nb.txt", "a\\nb.txt", id="newline"),
+        pytest.param("a\nb.txt", "a\\u000ab.txt", id="newline"),
         pytest.param("\u202etxt.exe", "\\u202etxt.exe", id="bidi-override"),
-        pytest.param("bad\udcff.txt", "bad\\udcff.txt", id="undecodable-byte"),
+        pytest.param("bad\udcff.txt", "bad\\xff.txt", id="undecodable-byte"),
+        pytest.param("a\\b.txt", "a\\\\b.txt", id="backslash-doubled"),
+        pytest.param("zero\u200bwidth", "zero\\u200bwidth", id="invisible"),
         pytest.param("grüße.txt", "grüße.txt", id="printable-unicode-kept"),
     ],
 )
@@ -277,7 +288,7 @@ def test_directory_is_an_error_not_a_recursion(
     assert run(capsys, "check", tmp_path) == (
         2,
         "",
-        f"utf8guard: {tmp_path}: Is a directory\n",
+        f"utf8guard: {tmp_path}: Is a directory (-r checks its files)\n",
     )
 
 
@@ -294,7 +305,6 @@ def test_valid_and_invalid_files_exit_1(
     ("argv", "message"),
     [
         pytest.param([], "utf8guard: error: the following arguments", id="no-command"),
-        pytest.param(["check"], "utf8guard check: error: the following", id="no-path"),
         pytest.param(["lint", "x"], "invalid choice: 'lint'", id="bad-command"),
         pytest.param(["check", "--policy", "lax", "x"], "invalid choice", id="preset"),
         pytest.param(["check", "--bogus", "x"], "unrecognized arguments", id="flag"),

@@ -252,15 +252,3 @@ def test_from_in_place_and_valid_input(
     )
     assert latin.read_text(encoding="utf-8") == "Höhe\n"
     assert valid.read_text(encoding="utf-8") == "schon gültig\n"
-
-
-def test_from_a_multibyte_encoding_replaces_a_stretch_it_cannot_decode(
-    capsysbinary: pytest.CaptureFixture[bytes], tmp_path: Path
-) -> None:
-    # A lone NUL is not UTF-16, yet UTF-16 is a text encoding: --from accepts it,
-    # and the one-byte stretch E9 (not a UTF-16 code unit) becomes U+FFFD.
-    source = write(tmp_path, b"a\xe9")
-    assert run_binary(capsysbinary, "repair", "--from", "utf-16", source) == (
-        1,
-        "a\ufffd".encode(),
-    )

@@ -83,6 +83,14 @@ def test_repair_stdin_to_stdout(
     assert (status, capsysbinary.readouterr()) == (0, (b"fine", b""))
 
 
+def test_repair_reads_stdin_by_default(
+    capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"H\xf6he")))
+    status = cli.main(["repair", "-f", "latin-1"])
+    assert (status, capsysbinary.readouterr().out) == (1, "Höhe".encode())
+
+
 def test_repair_in_place_rewrites_atomically_and_keeps_the_mode(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

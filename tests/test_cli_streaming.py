@@ -141,10 +141,8 @@ def test_without_all_reading_stops_at_the_first_violation(
     reads: list[int] = []
     real_read = _cli_input.read_chunks
 
-    def counting(
-        stream: BinaryIO, progress: _cli_input.Progress, head: bytes = b""
-    ) -> Iterator[bytes]:
-        for data in real_read(stream, progress, head):
+    def counting(stream: BinaryIO, progress: _cli_input.Progress) -> Iterator[bytes]:
+        for data in real_read(stream, progress):
             reads.append(len(data))
             yield data
 

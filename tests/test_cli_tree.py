@@ -6,12 +6,11 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from utf8guard import _cli_files
+from utf8guard import _cli_files, _cli_input
 
 from .clitools import git, run, write
 
@@ -82,9 +81,92 @@ def test_a_nul_in_the_first_8_kib_makes_a_file_binary(
     data = bytearray(b"a" * 9000)
     data[nul_at] = 0
     write(tmp_path, bytes(data) + b"\xc0\xaf")
+    write(tmp_path, b"ok\n", "good.txt")
     status, _, err = run(capsys, "check", "-r", tmp_path)
     assert status == (0 if binary else 1)
     assert ("1 binary file skipped" in err) is binary
+
+
+def test_a_tree_of_binary_files_only_is_an_error_not_a_pass(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    write(tmp_path, b"\x7fELF\x02\x01\x01\x00\x00", "a.out")
+    assert run(capsys, "check", "-r", tmp_path) == (
+        2,
+        "",
+        f"utf8guard: {tmp_path}: no file checked: 1 binary file\n"
+        "utf8guard: 0 files checked, 0 with violations, 0 violations, "
+        "1 binary file skipped, 1 error\n",
+    )
+
+
+def test_git_s_own_files_are_never_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A .git directory, or the .git file of a worktree or submodule, is git's."""
+    write(tmp_path, b"gitdir: /elsewhere\xff\n", "worktree/.git")
+    write(tmp_path, b"\xc0\xaf", "plain/.git/config")
+    write(tmp_path, b"ok\n", "worktree/good.txt")
+    assert run(capsys, "check", "-r", "--no-ignore", tmp_path) == (
+        0,
+        "",
+        "utf8guard: 1 file checked, 0 with violations, 0 violations\n",
+    )
+
+
+def test_an_empty_tree_passes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "empty").mkdir()
+    assert run(capsys, "check", "-r", tmp_path) == (
+        0,
+        "",
+        "utf8guard: 0 files checked, 0 with violations, 0 violations\n",
+    )
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_bom_is_named_not_skipped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, codec: str
+) -> None:
+    """ASCII in UTF-16 is valid UTF-8 (NULs and letters): named, and status 1."""
+    path = write(tmp_path, "print('hello')\r\n".encode(codec), "script.ps1")
+    write(tmp_path, b"ok\n", "good.txt")
+    form = codec.replace("utf-16-", "UTF-16").upper()
+    status, out, err = run(capsys, "check", "-r", tmp_path)
+    assert (status, out) == (1, "")
+    assert err.splitlines() == [
+        f"utf8guard: {path}: looks like {form} (a NUL in every other byte): "
+        f"convert it whole, e.g. iconv -f {form} -t UTF-8",
+        "utf8guard: 2 files checked, 0 with violations, 0 violations, "
+        "1 UTF-16 file (named above)",
+    ]
+
+
+def test_a_large_utf16_file_without_a_bom_is_named_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Larger than one read, it takes the second, chunked pass: named all the same."""
+    monkeypatch.setattr(_cli_input, "READ_CHUNK_BYTES", 64)
+    path = write(tmp_path, ("print('hello')\n" * 20).encode("utf-16-le"))
+    status, out, err = run(capsys, "check", path)
+    assert (status, out) == (1, "")
+    assert err == (
+        f"utf8guard: {path}: looks like UTF-16LE (a NUL in every other byte): "
+        "convert it whole, e.g. iconv -f UTF-16LE -t UTF-8\n"
+    )
+
+
+def test_binary_bytes_with_nuls_in_every_other_byte_stay_binary(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """CPython's importlib test data: 00 01 02 03 is no UTF-16 text."""
+    write(tmp_path, bytes(range(4)), "binary.file")
+    write(tmp_path, b"ok\n", "good.txt")
+    assert run(capsys, "check", "-r", tmp_path)[2] == (
+        "utf8guard: 1 file checked, 0 with violations, 0 violations, "
+        "1 binary file skipped\n"
+    )
 
 
 def test_utf16_with_a_bom_is_text_and_gets_a_hint(
@@ -131,20 +213,19 @@ def test_walk_errors_are_reported_and_the_walk_goes_on(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     path = write(tmp_path, b"\xc0\xaf", "a.txt")
-    real_walk = os.walk
+    write(tmp_path, b"\xc0\xaf", "locked\n/b.txt")
+    real_scandir = os.scandir
 
-    def failing_walk(
-        top: str, onerror: object
-    ) -> Iterator[tuple[str, list[str], list[str]]]:
-        assert callable(onerror)
-        onerror(PermissionError(13, "Permission denied", f"{top}/locked\n"))
-        yield from real_walk(top)
+    def failing_scandir(top: str) -> object:
+        if top.endswith("\n"):
+            raise PermissionError(13, "Permission denied", top)
+        return real_scandir(top)
 
-    monkeypatch.setattr(os, "walk", failing_walk)
+    monkeypatch.setattr(os, "scandir", failing_scandir)
     status, out, err = run(capsys, "check", "-r", tmp_path)
     assert (status, out.count("\n")) == (2, 1)
     assert err.splitlines() == [
-        f"utf8guard: {tmp_path}/locked\\n: Permission denied",
+        f"utf8guard: {tmp_path}/locked\\u000a: Permission denied",
         "utf8guard: 1 file checked, 1 with violations, "
         "1 violation (the first of each file), 1 error",
     ]
@@ -196,10 +277,84 @@ def test_git_work_tree_checks_tracked_and_untracked_but_not_ignored(
         f"{repo}/src/tracked-bad.txt",
         f"{repo}/untracked-bad.txt",
     ]
-    # .gitignore, tracked-good.txt and the two bad files; nothing from .git/.
+    # .gitignore, tracked-good.txt and the two bad files; nothing from .git/. The
+    # two ignored files are counted, not read.
     assert err == (
         "utf8guard: 4 files checked, 2 with violations, "
-        "2 violations (the first of each file)\n"
+        "2 violations (the first of each file), 2 files ignored by git\n"
+    )
+
+
+def test_no_ignore_checks_what_git_ignores_but_never_git_itself(
+    capsys: pytest.CaptureFixture[str], repo: Path
+) -> None:
+    status, out, err = run(capsys, "check", "-r", "--no-ignore", repo)
+    assert status == 1
+    assert [line.split(":")[0] for line in out.splitlines()] == [
+        f"{repo}/build/ignored.txt",
+        f"{repo}/debug.log",
+        f"{repo}/src/tracked-bad.txt",
+        f"{repo}/untracked-bad.txt",
+    ]
+    assert err == (
+        "utf8guard: 6 files checked, 4 with violations, "
+        "4 violations (the first of each file)\n"
+    )
+
+
+def test_a_tree_git_ignores_whole_is_an_error_not_a_pass(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """pyenv's case: its checkout's .gitignore has /versions, where Pythons live."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    git(tmp_path, "init", "--quiet", "--initial-branch=main")
+    write(tmp_path, b"/versions\n", ".gitignore")
+    lib = tmp_path / "versions" / "3.11.7" / "lib"
+    write(lib, "caf\u00e9\n".encode("latin-1"), "test/latin1.txt")
+    write(lib, b"ok\n", "os.py")
+    status, out, err = run(capsys, "check", "-r", lib)
+    assert (status, out) == (2, "")
+    assert err.splitlines() == [
+        f"utf8guard: {lib}: no file checked: 2 files ignored by git "
+        "(--no-ignore checks them)",
+        "utf8guard: 0 files checked, 0 with violations, 0 violations, "
+        "2 files ignored by git, 1 error",
+    ]
+    status, out, _ = run(capsys, "check", "-r", "--no-ignore", lib)
+    assert (status, out) == (
+        1,
+        f"{lib}/test/latin1.txt:1:4: truncated at byte 3 (E9)\n",
+    )
+
+
+def test_a_tracked_file_in_an_ignored_directory_is_checked_not_counted(
+    capsys: pytest.CaptureFixture[str], repo: Path
+) -> None:
+    """``git add -f`` tracks a file git would ignore: git shows it, so it is read."""
+    write(repo, OVERLONG, "build/forced.txt")
+    git(repo, "add", "-f", "build/forced.txt")
+    status, out, err = run(capsys, "check", "-r", repo / "build")
+    assert (status, out) == (
+        1,
+        f"{repo}/build/forced.txt:1:5: overlong at byte 4 (C0)\n",
+    )
+    assert err == (
+        "utf8guard: 1 file checked, 1 with violations, "
+        "1 violation (the first of each file), 1 file ignored by git\n"
+    )
+
+
+def test_a_tree_of_ignored_and_binary_files_names_both(
+    capsys: pytest.CaptureFixture[str], repo: Path
+) -> None:
+    write(repo, b"PK\x03\x04\x00\x00", "assets/icons.zip")
+    write(repo, OVERLONG, "assets/old.log")
+    status, out, err = run(capsys, "check", "-r", repo / "assets")
+    assert (status, out) == (2, "")
+    assert err.splitlines()[0] == (
+        f"utf8guard: {repo}/assets: no file checked: 1 file ignored by git "
+        "(--no-ignore checks them) and 1 binary file"
     )
 
 

@@ -1,4 +1,4 @@
-"""The README filename table is exactly what bench/compare_paths.py prints."""
+"""The filename table in docs/paths.md is exactly what bench/compare_paths.py prints."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ pytest.importorskip("pathvalidate", reason="test extra: pathvalidate for the tab
 
 from bench import compare_paths
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "paths.md"
 
 
-def test_readme_table_is_current() -> None:
-    text = README.read_text("utf-8")
+def test_docs_table_is_current() -> None:
+    text = PAGE.read_text("utf-8")
     begin = text.index(compare_paths.BEGIN)
     end = text.index(compare_paths.END) + len(compare_paths.END) + 1
     assert text[begin:end] == compare_paths.table(), (
-        "README table is stale: run python -m bench.compare_paths --write README.md"
+        "docs/paths.md is stale: python -m bench.compare_paths --write docs/paths.md"
     )
 
 

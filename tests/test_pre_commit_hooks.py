@@ -106,3 +106,42 @@ def test_hook_over_all_files(repo: Path) -> None:
         1,
         "latin1.txt:1:4: truncated at byte 3 (E9)\n",
     )
+
+
+#: Trojan Source (CVE-2021-42574), the paper's "commenting-out" Python example:
+#: RLO and LRI make the comment look like it ends the string.
+TROJAN_SOURCE = (
+    'access_level = "user"\n'
+    "if access_level != 'none\u202e\u2066': # Check if admin \u2069\u2066'"
+    " and access_level != 'user':\n"
+    '    print("You are an admin.")\n'
+)
+
+
+def test_hook_refuses_trojan_source_by_default(repo: Path) -> None:
+    (repo / "evil.py").write_text(TROJAN_SOURCE, encoding="utf-8")
+    git(repo, "add", ".")
+    done = run_hook(repo, staged(repo))
+    # Line 1 is 21 characters and a newline; "if access_level != 'none" is 24.
+    assert (done.returncode, done.stdout) == (
+        1,
+        "evil.py:2:25: bidi_control at byte 46 (E2 80 AE)\n",
+    )
+
+
+def test_hook_passes_rtl_text_without_controls(repo: Path) -> None:
+    """The benign control: Hebrew and Arabic letters are not bidi controls."""
+    (repo / "greeting.py").write_text('print("שלום עולם")  # مرحبا\n', encoding="utf-8")
+    git(repo, "add", ".")
+    done = run_hook(repo, staged(repo))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_plain_check_still_allows_bidi_controls(repo: Path) -> None:
+    """The strict policy allows them (RTL text uses marks); the hook's args refuse."""
+    (repo / "evil.py").write_text(TROJAN_SOURCE, encoding="utf-8")
+    script = Path(sysconfig.get_path("scripts")) / "utf8guard"
+    done = subprocess.run(  # noqa: S603 (fixed argv, no shell)
+        [str(script), "check", "evil.py"], cwd=repo, check=False
+    )
+    assert done.returncode == 0

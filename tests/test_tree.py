@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from utf8guard import _tree, cli
+from utf8guard import _cli_output, _tree, cli
 from utf8guard._tree import display
 from utf8guard.paths import PathKind, UnsafePathError
 
@@ -72,13 +72,13 @@ def test_scan_reports_each_unsafe_name(
     out, err = capsys.readouterr()
     assert err == ""
     assert lines(out) == [
-        f"{tree}/sub\\u200b/\\xff: invalid_byte at bytes [0, 1)",
-        f"{tree}/CON.txt: reserved_name at bytes [0, 3)",
-        f"{tree}/Cafe\u0301.txt: not_nfc at bytes [0, 10)",
-        f"{tree}/bad:link: reserved_character at bytes [3, 4)",
-        f"{tree}/caf\\xe9.txt: truncated at bytes [3, 4)",
-        f"{tree}/invoice\\u202etxt.exe: bidi_control at bytes [7, 10)",
-        f"{tree}/sub\\u200b: default_ignorable at bytes [3, 6)",
+        f"{tree}/sub\\u200b/\\xff: invalid_byte at byte 0 (FF)",
+        f"{tree}/CON.txt: reserved_name at byte 0 (43 4F 4E)",
+        f"{tree}/Cafe\u0301.txt: not_nfc at byte 0 (43 61 66 65 CC 81 2E 74 78 74)",
+        f"{tree}/bad:link: reserved_character at byte 3 (3A)",
+        f"{tree}/caf\\xe9.txt: truncated at byte 3 (E9)",
+        f"{tree}/invoice\\u202etxt.exe: bidi_control at byte 7 (E2 80 AE)",
+        f"{tree}/sub\\u200b: default_ignorable at byte 3 (E2 80 8B)",
     ]
 
 
@@ -100,11 +100,23 @@ def test_scan_clean_tree(
 def test_scan_json(scan: Scan, tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert scan(tree, "--json") == 1
     records = [json.loads(line) for line in lines(capsys.readouterr().out)]
+    # check's record: the raw name (PEP 383) and its bytes; offsets in the name.
     assert records[0] == {
-        "path": f"{tree}/sub\\u200b/\\xff",
-        "violations": [{"kind": "invalid_byte", "start": 0, "end": 1}],
+        "path": os.fsdecode(os.fsencode(tree) + "/sub\u200b/".encode() + b"\xff"),
+        "path_bytes": (os.fsencode(tree) + "/sub\u200b/".encode() + b"\xff").hex(),
+        "kind": "invalid_byte",
+        "start": 0,
+        "end": 1,
+        "bytes": "ff",
     }
-    assert {r["violations"][0]["kind"] for r in records} == {
+    assert records[5] == {
+        "path": f"{tree}/invoice\u202etxt.exe",
+        "kind": "bidi_control",
+        "start": 7,
+        "end": 10,
+        "bytes": "\u202e".encode().hex(),
+    }
+    assert {r["kind"] for r in records} == {
         "invalid_byte",
         "reserved_name",
         "not_nfc",
@@ -245,7 +257,7 @@ def test_unreadable_directory_is_an_error_and_scan_goes_on(
     monkeypatch.setattr(os, "scandir", scandir)
     assert scan(tmp_path) == 2
     out, err = capsys.readouterr()
-    assert out == f"{tmp_path}/bad\\u0001: control at bytes [3, 4)\n"
+    assert out == f"{tmp_path}/bad\\u0001: control at byte 3 (01)\n"
     assert err == f"utf8guard: {tmp_path}/locked: Permission denied\n"
 
 
@@ -312,3 +324,28 @@ def test_python_m_utf8guard_scan(tree: Path) -> None:
     assert done.returncode == 1
     assert done.stderr == b""
     assert len(done.stdout.splitlines()) == 7
+
+
+def test_scan_takes_several_directories_and_goes_on_past_a_missing_one(
+    scan: Scan, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make(tmp_path / "one", b"a\x01")
+    make(tmp_path / "two", b"CON")
+    missing = tmp_path / "missing"
+    assert scan(tmp_path / "one", missing, tmp_path / "two") == 2
+    out, err = capsys.readouterr()
+    assert lines(out) == [
+        f"{tmp_path}/one/a\\u0001: control at byte 1 (01)",
+        f"{tmp_path}/two/CON: reserved_name at byte 0 (43 4F 4E)",
+    ]
+    assert err == f"utf8guard: scan: not a directory: {missing}\n"
+    assert scan(tmp_path / "one", tmp_path / "two") == 1
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "raw", [b"caf\xe9\n.txt", "a\u202eb\\c".encode(), "\U000e0041 x".encode()]
+)
+def test_check_and_scan_escape_a_name_alike(raw: bytes) -> None:
+    """One escaping: the str a walk gives (PEP 383) shows as the bytes do."""
+    assert _cli_output.display(os.fsdecode(raw)) == display(raw)

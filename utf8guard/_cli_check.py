@@ -14,11 +14,11 @@ import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import BinaryIO, Final, NamedTuple
 
 from . import _cli_input
-from ._cli_encoding import guess
-from ._cli_files import BINARY_SNIFF_BYTES, is_binary, iter_files
+from ._cli_encoding import bomless_utf16, guess
+from ._cli_files import BINARY_SNIFF_BYTES, Tree, is_binary
 from ._cli_input import Progress, open_input, read_chunks
 from ._cli_output import (
     EXIT_ERROR,
@@ -31,11 +31,15 @@ from ._cli_output import (
     plural,
 )
 from ._policy import Policy
+from ._scan import is_valid
 from ._stream import iter_stream_violations
 from ._violation import Violation
 
 __all__ = ["run_check"]
 
+#: How files are opened: binary on Windows (and, as every fd of Python's since
+#: PEP 446, not inherited by child processes).
+OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 #: Chunks kept behind the one being read, to place a violation that starts before
 #: it. The stream validator carries at most 3 bytes; this leaves room to spare.
 LOOKBACK_BYTES: Final = 1 << 16
@@ -47,12 +51,14 @@ class _Tally:
     invalid: int = 0  # files with a violation
     violations: int = 0  # violations reported
     binary: int = 0
+    ignored: int = 0  # left out by git
+    utf16: int = 0  # BOM-less UTF-16 files, named on stderr
     errors: int = 0
 
     def status(self) -> int:
         if self.errors:
             return EXIT_ERROR
-        return EXIT_FOUND if self.invalid else EXIT_OK
+        return EXIT_FOUND if self.invalid or self.utf16 else EXIT_OK
 
 
 @dataclass(frozen=True)
@@ -69,8 +75,13 @@ def run_check(
     as_json: bool,
     every: bool,
     recursive: bool,
+    use_git: bool = True,
 ) -> int:
-    """Check each path (with ``recursive``, each directory's files); exit status."""
+    """Check each path (with ``recursive``, each directory's files); exit status.
+
+    A directory that holds files none of which is checked (all ignored by git or
+    binary) is an error: a tree never passes unread.
+    """
     options, tally = _Options(policy, as_json, every), _Tally()
 
     def walk_error(message: str) -> None:
@@ -78,19 +89,42 @@ def run_check(
         tally.errors += 1
 
     for path in paths:
-        if not (recursive and path != "-" and os.path.isdir(path)):
-            _check_path(path, options, tally, skip_binary=False)
+        if path != "-" and os.path.isdir(path):
+            if recursive:
+                _check_tree(Tree(path, walk_error, use_git=use_git), options, tally)
+            else:
+                walk_error(f"{display(path)}: Is a directory (-r checks its files)")
             continue
-        try:
-            for found in iter_files(path, walk_error):
-                _check_path(found, options, tally, skip_binary=True)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:  # git could not list the work tree
-            walk_error(f"{display(path)}: {exc.strerror or exc}")
+        _check_path(path, options, tally, skip_binary=False)
     if recursive:
         error(_summary(tally, every=every))
     return tally.status()
+
+
+def _check_tree(tree: Tree, options: _Options, tally: _Tally) -> None:
+    checked, binary = tally.checked, tally.binary
+    try:
+        for found in tree:
+            _check_path(found, options, tally, skip_binary=True)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # git could not list the work tree
+        error(f"{display(tree.root)}: {exc.strerror or exc}")
+        tally.errors += 1
+        return
+    tally.ignored += tree.ignored
+    binary = tally.binary - binary
+    if tally.checked > checked or not (tree.ignored or binary):
+        return  # something was read, or there was nothing to read
+    left_out = []
+    if tree.ignored:
+        left_out.append(
+            f"{plural(tree.ignored, 'file')} ignored by git (--no-ignore checks them)"
+        )
+    if binary:
+        left_out.append(plural(binary, "binary file"))
+    error(f"{display(tree.root)}: no file checked: {' and '.join(left_out)}")
+    tally.errors += 1
 
 
 def _summary(tally: _Tally, *, every: bool) -> str:
@@ -101,8 +135,12 @@ def _summary(tally: _Tally, *, every: bool) -> str:
         f"{tally.invalid} with violations",
         shown if every or not tally.violations else f"{shown} (the first of each file)",
     ]
+    if tally.utf16:
+        parts.append(f"{plural(tally.utf16, 'UTF-16 file')} (named above)")
     if tally.binary:
         parts.append(f"{plural(tally.binary, 'binary file')} skipped")
+    if tally.ignored:
+        parts.append(f"{plural(tally.ignored, 'file')} ignored by git")
     if tally.errors:
         parts.append(plural(tally.errors, "error"))
     return ", ".join(parts)
@@ -112,7 +150,7 @@ def _check_path(
     path: str, options: _Options, tally: _Tally, *, skip_binary: bool
 ) -> None:
     try:
-        count = _check_one(path, options, skip_binary=skip_binary)
+        count = _check_one(path, options, tally, skip_binary=skip_binary)
     except BrokenPipeError:
         raise
     except OSError as exc:
@@ -128,18 +166,64 @@ def _check_path(
         tally.invalid += 1
 
 
-def _check_one(path: str, options: _Options, *, skip_binary: bool) -> int | None:
+def _check_one(
+    path: str, options: _Options, tally: _Tally, *, skip_binary: bool
+) -> int | None:
     """Report the violations of one input; how many, or None for a binary file."""
-    count = 0
-    with open_input(path) as stream, Progress(stream, path) as progress:
-        # Where the input starts, for a second read: stdin may be a file opened
-        # part-way through.
-        origin = stream.tell() if stream.seekable() else None
-        head = stream.read(BINARY_SNIFF_BYTES) if skip_binary else b""
-        if is_binary(head):
+    head: bytes = b""
+    valid: bool | None = False
+    if path != "-":
+        head, valid = _first_pass(path, options.policy, skip_binary=skip_binary)
+        if valid is None:
             return None
+    count = 0
+    if not valid:
+        with open_input(path) as stream:
+            # Where the input starts, for a second read: stdin may be a file opened
+            # part-way through.
+            origin = stream.tell() if stream.seekable() else None
+            count = _report(path, stream, origin, options)
+    if not count and b"\0" in head and bomless_utf16(head[:BINARY_SNIFF_BYTES]):
+        _name_utf16(path, tally)
+    return count
+
+
+def _first_pass(
+    path: str, policy: Policy, *, skip_binary: bool
+) -> tuple[bytes, bool | None]:
+    """A file's first bytes, and whether it is valid (None: binary, skipped).
+
+    Most files of a tree are small and valid: one read and one ``is_valid`` settle
+    them, with no Python object per chunk. False means "look closer": invalid, or
+    larger than one chunk (read again with a progress line).
+    """
+    size = _cli_input.READ_CHUNK_BYTES
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        head = os.read(fd, size)
+        if skip_binary and is_binary(head):
+            return head, None
+        # A read returns less than asked at the end of a file; a second read
+        # returning nothing confirms it (never trust a short read alone).
+        return head, len(head) < size and not os.read(fd, 1) and is_valid(head, policy)
+    finally:
+        os.close(fd)
+
+
+def _name_utf16(path: str, tally: _Tally) -> None:
+    """Name a valid file that looks like UTF-16 without a byte order mark."""
+    with open_input(path) as stream:
+        if hint := guess(stream, 0, _cli_input.READ_CHUNK_BYTES):
+            error(f"{display(path)}: {hint}")
+            tally.utf16 += 1
+
+
+def _report(path: str, stream: BinaryIO, origin: int | None, options: _Options) -> int:
+    """Report the violations of ``stream``; how many."""
+    count = 0
+    with Progress(stream, path) as progress:
         window = _Window()
-        chunks = window.track(read_chunks(stream, progress, head))
+        chunks = window.track(read_chunks(stream, progress))
         violations = iter_stream_violations(chunks, options.policy)
         for violation in (
             violations if options.every else itertools.islice(violations, 1)

@@ -5,6 +5,11 @@ ill-formed *stretches* (adjacent maximal subparts, Unicode ch. 3 Table 3-7). The
 commonest invalid UTF-8 is a legacy single-byte encoding ("Höhe" saved as
 ISO-8859-1 is ``48 F6 68 65``: F6 is a stretch of its own), so re-reading only the
 stretches in that encoding repairs a file that mixes UTF-8 and Latin-1.
+
+That holds only where a byte decodes on its own: single-byte encodings and CESU-8
+(whose stretches are whole surrogate halves). A stretch of UTF-16 or Shift_JIS is cut
+out of its neighbours, so re-reading it alone gives mojibake; such an encoding
+converts the whole input instead, strictly, as ``iconv -f`` does.
 """
 
 from __future__ import annotations
@@ -22,7 +27,17 @@ from ._scan import BytesLike, iter_range, iter_violations
 from ._stream import _segments
 from ._violation import Kind
 
-__all__ = ["CESU8", "Tally", "encoding_problem", "guess", "repaired"]
+__all__ = [
+    "CESU8",
+    "ConversionError",
+    "Tally",
+    "bomless_utf16",
+    "converted",
+    "encoding_problem",
+    "guess",
+    "reads_alone",
+    "repaired",
+]
 
 #: Unicode ch. 3 Table 3-7 (RFC 3629 §4): the kinds that are not UTF-8 at all, as
 #: opposed to well-formed code points a policy refuses.
@@ -51,6 +66,12 @@ CP1252_SYMBOLS: Final = frozenset(
     b"\x9b\xa1\xa2\xa3\xa5\xa7\xa9\xab\xae\xb0\xb1\xb2\xb3\xb4\xb5\xb6"
     b"\xb7\xb9\xbb\xbc\xbd\xbe\xbf\xd7\xf7".decode("cp1252")
 )
+#: Python's names of UTF-8: ``--from`` them would re-read nothing.
+UTF8_NAMES: Final = frozenset({"utf-8", "utf-8-sig"})
+#: An error message shows at most this many of the offending bytes.
+MAX_SNIPPET_BYTES: Final = 8
+#: A NUL on both sides of these first bytes rules UTF-16 out without reading more.
+QUICK_LOOK_BYTES: Final = 64
 #: How many leading bytes decide whether a file looks like UTF-16 by its NULs.
 SNIFF_BYTES: Final = 8192
 
@@ -117,7 +138,36 @@ def encoding_problem(name: str) -> str | None:
         return f"--from: {name!r} is not a text encoding Python knows"
     except UnicodeError:  # a text encoding in which a lone NUL is not valid
         pass
+    if codecs.lookup(name).name in UTF8_NAMES:
+        return (
+            f"--from {name}: the invalid bytes are not UTF-8 by definition; "
+            "name the encoding they were written in (cp1252, latin-1, ...)"
+        )
     return None
+
+
+def reads_alone(name: str) -> bool:
+    """Whether a stretch in ``name`` can be re-read by itself: CESU-8, or an
+    encoding in which every byte decodes at once, without state (single-byte).
+
+    A multibyte decoder holds a lead byte back (Shift_JIS 82, a UTF-16 code unit's
+    first byte), a stateful one changes state (ISO-2022's ESC): neither qualifies.
+    """
+    if _is_cesu8(name):
+        return True
+    for byte in range(0x100):
+        decoder = codecs.getincrementaldecoder(name)()
+        state = decoder.getstate()
+        try:
+            if decoder.decode(bytes([byte])) == "" or decoder.getstate() != state:
+                return False
+        except UnicodeError:  # a byte the encoding does not use: fine alone
+            continue
+    return True
+
+
+class ConversionError(ValueError):
+    """The input is not valid in the encoding it is converted from."""
 
 
 def decode_stretch(data: bytes, encoding: str) -> str:
@@ -145,6 +195,7 @@ class Tally:
 
     recoded: int = 0  # stretches re-read in the --from encoding
     replaced: int = 0  # U+FFFD written
+    converted: bool = False  # the whole input decoded from the --from encoding
 
 
 def repaired(
@@ -153,9 +204,19 @@ def repaired(
     """The stream repaired: one U+FFFD per violation, except that with ``encoding``
     each ill-formed stretch that decodes in it is written as that text instead.
 
+    An encoding that does not :func:`reads_alone` converts the whole stream
+    instead (:func:`converted`).
+
     The result is valid under ``policy``: re-read text the policy refuses is
     repaired in turn.
+
+    Raises:
+        ConversionError: the stream is not valid in a whole-stream ``encoding``.
     """
+    if encoding is not None and not reads_alone(encoding):
+        tally.converted = True
+        yield from repaired(converted(chunks, encoding), policy, None, tally)
+        return
     for piece in iter_pieces(chunks, policy):
         if piece.part is Part.TEXT:
             yield piece.data
@@ -164,6 +225,30 @@ def repaired(
             yield REPLACEMENT * piece.subparts
         else:
             yield _recode(piece, encoding, policy, tally)
+
+
+def converted(chunks: Iterable[BytesLike], encoding: str) -> Iterator[bytes]:
+    """The stream decoded from ``encoding`` as a whole, strictly, as UTF-8.
+
+    Raises:
+        ConversionError: at the first byte that is not valid in ``encoding``.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    fed = 0  # bytes given to the decoder before this chunk
+    for chunk, final in itertools.chain(((c, False) for c in chunks), [(b"", True)]):
+        try:
+            text = decoder.decode(chunk, final)
+        except UnicodeDecodeError as exc:
+            # The decoder's error is about what it held back plus this chunk.
+            start = fed + len(chunk) - len(exc.object) + exc.start
+            snippet = bytes(exc.object[exc.start : exc.end][:MAX_SNIPPET_BYTES])
+            raise ConversionError(
+                f"not {encoding} at byte {start} ({snippet.hex(' ').upper()}): "
+                f"{exc.reason}"
+            ) from exc
+        fed += len(chunk)
+        # A lone surrogate (UTF-7's "+2AA-") reaches repair as bytes it replaces.
+        yield text.encode("utf-8", "surrogatepass")
 
 
 def _recode(piece: Piece, encoding: str, policy: Policy, tally: Tally) -> bytes:
@@ -228,14 +313,33 @@ def _utf16_form(head: bytes) -> tuple[str, str, str] | None:
         return "utf-16-le", "UTF-16", "UTF-16LE (byte order mark FF FE)"
     if head.startswith(codecs.BOM_UTF16_BE):
         return "utf-16-be", "UTF-16", "UTF-16BE (byte order mark FE FF)"
-    # ASCII in UTF-16 is the byte and a NUL: a NUL in every other byte, on one side.
+    if (form := bomless_utf16(head)) is not None:
+        return form.lower(), form, f"{form} (a NUL in every other byte)"
+    return None
+
+
+def bomless_utf16(head: bytes) -> str | None:
+    """``"UTF-16LE"`` or ``"UTF-16BE"`` when ``head`` looks like UTF-16 without a
+    byte order mark: ASCII in UTF-16 is the byte and a NUL, so a NUL in at least a
+    quarter of the odd (LE) or even (BE) bytes, and none on the other side."""
+    prefix = head[:QUICK_LOOK_BYTES]
+    if 0 in prefix[0::2] and 0 in prefix[1::2]:  # most binary files: NULs both sides
+        return None
     units = len(head) // 2
     even, odd = head[0 : 2 * units : 2].count(0), head[1 : 2 * units : 2].count(0)
     if units and odd * 4 >= units and even == 0:
-        return "utf-16-le", "UTF-16LE", "UTF-16LE (a NUL in every other byte)"
-    if units and even * 4 >= units and odd == 0:
-        return "utf-16-be", "UTF-16BE", "UTF-16BE (a NUL in every other byte)"
-    return None
+        form = "UTF-16LE"
+    elif units and even * 4 >= units and odd == 0:
+        form = "UTF-16BE"
+    else:
+        return None
+    # Binary data can have the pattern too (00 01 02 03); text is printable.
+    text = head[: 2 * units].decode(form, "replace")
+    return form if text.translate(_TEXT_SPACE).isprintable() else None
+
+
+#: Whitespace of plain text that ``str.isprintable`` calls unprintable.
+_TEXT_SPACE: Final = str.maketrans("\t\n\r\f", "    ")
 
 
 def _decodes(chunks: Iterable[bytes], codec: str) -> bool:

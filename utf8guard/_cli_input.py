@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ class Progress:
         size = os.fstat(stream.fileno()).st_size if path != "-" else 0
         self._active = size >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
         self._size = size
-        self._label = display(path)
+        self._path = path
         self._shown = -1
 
     def __enter__(self) -> Progress:
@@ -39,7 +38,7 @@ class Progress:
     def update(self, position: int) -> None:
         percent = position * 100 // self._size if self._active else -1
         if percent != self._shown:
-            sys.stderr.write(f"\r{self._label} {percent:3d}%")
+            sys.stderr.write(f"\r{display(self._path)} {percent:3d}%")
             sys.stderr.flush()
             self._shown = percent
 
@@ -54,15 +53,10 @@ def open_input(path: str) -> BinaryIO | nullcontext[BinaryIO]:
     return nullcontext(sys.stdin.buffer) if path == "-" else open(path, "rb")
 
 
-def read_chunks(
-    stream: BinaryIO, progress: Progress, head: bytes = b""
-) -> Iterator[bytes]:
-    """``head`` (bytes already read from ``stream``), then the rest in chunks."""
+def read_chunks(stream: BinaryIO, progress: Progress) -> Iterator[bytes]:
+    """The rest of ``stream`` in chunks."""
     position = 0
-    first = [head] if head else []
-    for data in itertools.chain(
-        first, iter(lambda: stream.read(READ_CHUNK_BYTES), b"")
-    ):
+    for data in iter(lambda: stream.read(READ_CHUNK_BYTES), b""):
         position += len(data)
         progress.update(position)
         yield data

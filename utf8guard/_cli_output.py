@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Final, NamedTuple
 
+from ._pathrules import DEFAULT_IGNORABLES
+from ._ranges import in_ranges
 from ._violation import Violation
 
 __all__ = [
@@ -45,31 +47,46 @@ class Place(NamedTuple):
     data: bytes  # the violation's bytes
 
 
-def display(path: str) -> str:
-    """``path`` made safe to print on one line, for humans.
+def _escape_char(ch: str) -> str:
+    cp = ord(ch)
+    if 0xDC80 <= cp <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
+        return f"\\x{cp - 0xDC00:02x}"
+    if ch == "\\":
+        return "\\\\"
+    if ch.isprintable() and not in_ranges(cp, DEFAULT_IGNORABLES):
+        return ch
+    return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
 
-    Controls, bidi controls and undecodable bytes (surrogate escapes) become
-    backslash escapes, so a file name can neither forge nor reorder output lines.
+
+def display(path: str | bytes) -> str:
+    """``path`` made safe to print on one line, for humans: the one escaping of
+    every command (``check``, ``repair``, ``scan``).
+
+    An undecodable byte becomes ``\\xNN``; a control, bidi control or invisible
+    (default ignorable) character ``\\uXXXX`` (``\\UXXXXXXXX`` above the BMP);
+    a backslash ``\\\\``. So a name can neither forge nor reorder output lines,
+    nor pass for another, and the escapes cannot be mistaken for the name.
     """
-    if path == "-":
+    if isinstance(path, bytes):
+        path = path.decode("utf-8", "surrogateescape")
+    elif path == "-":
         return STDIN_NAME
-    return "".join(
-        c if c.isprintable() else c.encode("unicode_escape").decode() for c in path
-    )
+    return "".join(map(_escape_char, path))
 
 
-def json_path(path: str) -> dict[str, str]:
+def json_path(path: str | bytes) -> dict[str, str]:
     """``{"path": ...}`` plus, for a name that is not UTF-8, ``"path_bytes"`` (hex).
 
     Names are read with ``surrogateescape`` (PEP 383), so an undecodable byte is a
     lone surrogate in ``path`` (JSON ``"\\udcff"``, which strict JSON parsers may
     refuse); ``path_bytes`` holds the name exactly as the file system has it.
     """
-    if path == "-":
+    if path == "-":  # never bytes: names from a walk are not "-"
         return {"path": STDIN_NAME}
-    record = {"path": path}
-    raw = os.fsencode(path)
-    if raw.decode("utf-8", "replace") != path:
+    text = os.fsdecode(path)
+    record = {"path": text}
+    raw = os.fsencode(text)
+    if raw.decode("utf-8", "replace") != text:
         record["path_bytes"] = raw.hex()
     return record
 

@@ -3,7 +3,9 @@
 Output goes to stdout, to ``-o OUT`` (refused if OUT exists, unless ``--force``),
 or back over each input with ``--in-place``; files are written atomically
 (:mod:`utf8guard._cli_atomic`). With ``--from ENC`` the ill-formed stretches are
-re-read in ENC instead of replaced (:mod:`utf8guard._cli_encoding`).
+re-read in ENC instead of replaced, or for an encoding whose bytes do not decode
+alone (UTF-16, Shift_JIS) the whole input is converted from ENC
+(:mod:`utf8guard._cli_encoding`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._cli_atomic import AtomicFile
-from ._cli_encoding import Tally, encoding_problem, repaired
+from ._cli_encoding import ConversionError, Tally, encoding_problem, repaired
 from ._cli_input import Progress, open_input, read_chunks
 from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK, display, error
 from ._policy import Policy
@@ -97,12 +99,17 @@ def _repair_one(
         name = exc.filename if isinstance(exc.filename, str) else source
         error(f"{display(name)}: {exc.strerror or exc}")
         return EXIT_ERROR
+    except ConversionError as exc:  # no file written; stdout stops there, as iconv
+        error(f"{display(source)}: {exc}")
+        return EXIT_ERROR
     return _reported(source, tally, encoding)
 
 
 def _reported(source: str, tally: Tally, encoding: str | None) -> int:
     """Say what was changed, on stderr; the exit status for it."""
     done = []
+    if tally.converted:
+        done.append(f"converted from {encoding}")
     if tally.recoded:
         done.append(f"re-read {tally.recoded} stretch(es) as {encoding}")
     if tally.replaced:

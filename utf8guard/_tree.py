@@ -1,9 +1,13 @@
-"""``utf8guard scan DIR``: report (and on request rename) unsafe filenames in a tree.
+"""``utf8guard scan DIR...``: report (and on request rename) unsafe filenames in trees.
 
 Only I/O and formatting: the rules are :func:`utf8guard.paths.check_path` and
 :func:`utf8guard.paths.safe_filename`. Names are read as bytes, so a name that is not
 UTF-8 is seen as it is on disk. Symlinks are reported like any name but never
-followed. Nothing is renamed unless both ``--fix`` and ``--apply`` are given.
+followed. Nothing is renamed unless both ``--fix`` and ``--apply`` are given. Names
+are printed with ``check``'s escaping and lines (``path: kind at byte N (HEX)``, one
+per violation), and ``--json`` has ``check``'s record: one object per violation with
+``path`` (and ``path_bytes``), ``kind``, ``start``, ``end`` and ``bytes``. Offsets
+and bytes are those of the name, the last component of ``path``.
 """
 
 from __future__ import annotations
@@ -15,12 +19,11 @@ import sys
 from collections.abc import Iterator
 from typing import Final, TypeVar
 
-from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK
-from ._pathrules import DEFAULT_IGNORABLES, PLATFORMS
-from ._ranges import in_ranges
+from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK, display, json_path
+from ._pathrules import PLATFORMS
 from .paths import PathViolation, UnsafePathError, check_path, safe_filename
 
-__all__ = ["add_scan_parser", "run_scan"]
+__all__ = ["add_scan_parser", "display", "run_scan"]
 
 #: A terminal gets a progress line on stderr every this many names.
 PROGRESS_EVERY_NAMES: Final = 10_000
@@ -35,11 +38,11 @@ def add_scan_parser(subparsers: argparse._SubParsersAction[Parser]) -> None:
     """Add the ``scan`` command; its ``handler`` default is :func:`run_scan`."""
     scan = subparsers.add_parser(
         "scan",
-        help="report unsafe filenames under DIR, exit 1 if any",
-        description="Walk DIR without following symlinks and report each name that "
-        "is not valid UTF-8, not NFC, or unsafe by the utf8guard.paths rules.",
+        help="report unsafe filenames under each DIR, exit 1 if any",
+        description="Walk each DIR without following symlinks and report each name "
+        "that is not valid UTF-8, not NFC, or unsafe by the utf8guard.paths rules.",
     )
-    scan.add_argument("directory", metavar="DIR")
+    scan.add_argument("directories", nargs="+", metavar="DIR")
     scan.add_argument("--json", action="store_true", help="one JSON object per line")
     scan.add_argument(
         "--platform",
@@ -56,28 +59,6 @@ def add_scan_parser(subparsers: argparse._SubParsersAction[Parser]) -> None:
         help="with --fix: really rename, never overwrite",
     )
     scan.set_defaults(handler=run_scan)
-
-
-def _escape_char(ch: str) -> str:
-    cp = ord(ch)
-    if 0xDC80 <= cp <= 0xDCFF:  # an undecodable byte, kept by surrogateescape
-        return f"\\x{cp - 0xDC00:02x}"
-    if ch == "\\":
-        return "\\\\"
-    invisible = in_ranges(cp, DEFAULT_IGNORABLES)
-    if ch.isprintable() and not invisible:
-        return ch
-    return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
-
-
-def display(path: bytes) -> str:
-    """``path`` for a terminal or log: undecodable bytes as ``\\xNN``, controls, bidi
-    and invisible characters as ``\\uXXXX``, so no name can rewrite the output."""
-    return "".join(map(_escape_char, path.decode("utf-8", "surrogateescape")))
-
-
-def _describe(violations: list[PathViolation]) -> str:
-    return ", ".join(f"{v.kind} at bytes [{v.start}, {v.end})" for v in violations)
 
 
 def _names(root: bytes, errors: list[OSError]) -> Iterator[tuple[bytes, bytes]]:
@@ -122,52 +103,61 @@ def _report(
     as_json: bool,
 ) -> None:
     if as_json:
-        record: dict[str, object] = {
-            "path": display(path),
-            "violations": [
-                {"kind": v.kind.value, "start": v.start, "end": v.end} for v in found
-            ],
-        }
-        if fix is not None:
-            record["fix"] = fix
-        print(json.dumps(record, ensure_ascii=False))
+        name = os.path.basename(path)
+        for v in found:
+            record: dict[str, object] = {
+                **json_path(path),
+                "kind": v.kind.value,
+                "start": v.start,
+                "end": v.end,
+                "bytes": name[v.start : v.end].hex(),
+            }
+            if fix is not None:
+                record["fix"] = fix
+            print(json.dumps(record))
         return
-    print(f"{display(path)}: {_describe(found)}")
+    name = os.path.basename(path)
+    for v in found:  # check's line without line:column: offsets are in the name
+        data = name[v.start : v.end].hex(" ").upper()
+        print(f"{display(path)}: {v.kind} at byte {v.start} ({data})")
     if fix is not None:
-        name = display(os.path.basename(path))
-        target = f"{name} → {fix['to']}" if "to" in fix else fix["reason"]
+        shown = display(name)
+        target = f"{shown} → {fix['to']}" if "to" in fix else fix["reason"]
         print(f"  {fix['action']}: {target}")
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    """Scan ``args.directory``; return 0 if every name is safe, 1 if not, 2 on error.
+    """Scan each of ``args.directories``; 0 if every name is safe, 1 if not, 2 on
+    error.
 
-    Errors (``DIR`` missing, unreadable directories, a failed rename) go to stderr as
+    Errors (a DIR missing, unreadable directories, a failed rename) go to stderr as
     one line each; the scan goes on and the status is 2.
     """
     if args.apply and not args.fix:
         print("utf8guard: scan: --apply needs --fix", file=sys.stderr)
         return EXIT_ERROR
-    root = os.fsencode(args.directory)
-    if not os.path.isdir(root):
-        print(f"utf8guard: scan: not a directory: {display(root)}", file=sys.stderr)
-        return EXIT_ERROR
     errors: list[OSError] = []
-    status, count = EXIT_OK, 0
+    status, count, missing = EXIT_OK, 0, False
     progress = sys.stderr.isatty()
-    for directory, name in _names(root, errors):
-        count += 1
-        if progress and count % PROGRESS_EVERY_NAMES == 0:
-            print(f"\rscanned {count} names", end="", file=sys.stderr, flush=True)
-        found = check_path(name, platform=args.platform)
-        if not found:
+    for directory in args.directories:
+        root = os.fsencode(directory)
+        if not os.path.isdir(root):
+            print(f"utf8guard: scan: not a directory: {display(root)}", file=sys.stderr)
+            missing = True
             continue
-        status = EXIT_FOUND
-        fix = _fix(directory, name, args, errors) if args.fix else None
-        _report(os.path.join(directory, name), found, fix, as_json=args.json)
+        for parent, name in _names(root, errors):
+            count += 1
+            if progress and count % PROGRESS_EVERY_NAMES == 0:
+                print(f"\rscanned {count} names", end="", file=sys.stderr, flush=True)
+            found = check_path(name, platform=args.platform)
+            if not found:
+                continue
+            status = EXIT_FOUND
+            fix = _fix(parent, name, args, errors) if args.fix else None
+            _report(os.path.join(parent, name), found, fix, as_json=args.json)
     if progress and count >= PROGRESS_EVERY_NAMES:
         print(f"\rscanned {count} names", file=sys.stderr)
     for error in errors:
         where = display(os.fsencode(error.filename))
         print(f"utf8guard: {where}: {error.strerror}", file=sys.stderr)
-    return EXIT_ERROR if errors else status
+    return EXIT_ERROR if errors or missing else status

@@ -1,10 +1,11 @@
 """The ``utf8guard`` command: argument parsing and dispatch, nothing else.
 
-``utf8guard check [-r] [--json] [--all] [policy flags] PATH...`` reports the first
-violation of each file (every violation with ``--all``); ``-r`` walks directories.
-``utf8guard repair [policy flags] [--from ENC] IN... [-o OUT [--force] | --in-place]``
-writes each input with one U+FFFD per violation. ``utf8guard scan DIR`` reports
-unsafe file names in a tree. ``-`` as a path means standard input.
+``utf8guard check [-r [--no-ignore]] [--json] [--all] [policy flags] [PATH...]``
+reports the first violation of each file (every violation with ``--all``); ``-r``
+walks directories. ``utf8guard repair [policy flags] [-f ENC] [IN...] [-o OUT
+[--force] | --in-place]`` writes each input with one U+FFFD per violation.
+``utf8guard scan DIR...`` reports unsafe file names in trees. ``-`` as a path means
+standard input, the default when no path is given (as iconv, uconv and ftfy read).
 
 The commands live in ``_cli_check``, ``_cli_repair`` and ``_tree``; what they print
 in ``_cli_output``.
@@ -67,6 +68,7 @@ def _check(args: argparse.Namespace) -> int:
         as_json=args.json,
         every=args.all,
         recursive=args.recursive,
+        use_git=not args.no_ignore,
     )
 
 
@@ -108,14 +110,24 @@ def _build_parser() -> argparse.ArgumentParser:
 def _add_check_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     check = commands.add_parser("check", help="report violations, exit 1 if any")
     check.add_argument(
-        "paths", nargs="+", metavar="PATH", help="file, directory with -r, - for stdin"
+        "paths",
+        nargs="*",
+        default=["-"],
+        metavar="PATH",
+        help="file, directory with -r, - for stdin (the default)",
     )
     check.add_argument(
         "-r",
         "--recursive",
         action="store_true",
-        help="check the files below each directory (inside git: those git shows), "
-        "skip binary files, end with a summary line",
+        help="check the files below each directory (inside git: not those git "
+        "ignores, which are counted), skip binary files, end with a summary line; "
+        "a tree with files but none checked is an error",
+    )
+    check.add_argument(
+        "--no-ignore",
+        action="store_true",
+        help="with -r: check the files git ignores too (as ripgrep's --no-ignore)",
     )
     check.add_argument("--json", action="store_true", help="one JSON object per line")
     check.add_argument(
@@ -129,7 +141,13 @@ def _add_repair_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     repair = commands.add_parser(
         "repair", help="replace each violation with U+FFFD (stdout by default)"
     )
-    repair.add_argument("inputs", nargs="+", metavar="IN", help="file, or - for stdin")
+    repair.add_argument(
+        "inputs",
+        nargs="*",
+        default=["-"],
+        metavar="IN",
+        help="file, or - for stdin (the default)",
+    )
     target = repair.add_mutually_exclusive_group()
     target.add_argument(
         "-o", "--output", metavar="OUT", help="output file (- for stdout, the default)"
@@ -141,11 +159,14 @@ def _add_repair_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
         "--force", action="store_true", help="with -o: replace OUT if it exists"
     )
     repair.add_argument(
+        "-f",
         "--from",
         dest="encoding",
         metavar="ENC",
-        help="re-read the ill-formed stretches as ENC (cp1252, latin-1, cesu-8, "
-        "any Python codec) instead of replacing them",
+        help="re-read the ill-formed stretches as ENC (a single-byte encoding such "
+        "as cp1252, latin-1, koi8-r, or cesu-8) instead of replacing them; any other "
+        "Python codec (utf-16, shift_jis, big5, ...) converts the whole input, "
+        "strictly, as iconv -f",
     )
     _add_policy_flags(repair)
     repair.set_defaults(handler=_repair)
