@@ -6,7 +6,8 @@ BIN := $(VENV)/bin
 CORPUS ?= $(or $(UTF8GUARD_CORPUS),tests/data/UTF-8-test.txt)
 
 .PHONY: demo test lint typecheck unit unit-pure coverage fuzz-smoke fuzz bench \
-	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test dist-check docs
+	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test dist-check docs \
+	test-kernels
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -87,12 +88,34 @@ sdist-test: dist-check
 	  tests/test_scan.py tests/test_stream.py tests/test_repair.py tests/test_paths.py \
 	  tests/test_corpus.py tests/middleware/test_engine.py tests/middleware/test_request.py
 
-test: lint typecheck docs unit unit-pure coverage fuzz-smoke sdist-test
+test: lint typecheck docs unit unit-pure coverage test-kernels fuzz-smoke sdist-test
 
 # The documentation site (mkdocs.yml), built strictly: a broken link, a refusal kind
 # without a page or a docstring reference that resolves nowhere fails it.
 docs: $(VENV)/.installed
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/docs
+
+# Every scan kernel against the exact scan, outside CPython (tests/c/test_kernels.c):
+# natively, then built for arm64 and run under qemu-user, so the NEON kernel is
+# checked without arm64 hardware. Without the cross tools it says so loudly and
+# checks the native kernels only. Debian: apt-get install gcc-aarch64-linux-gnu
+# libc6-dev-arm64-cross qemu-user (about 1 minute each way under qemu).
+KERNEL_ROUNDS ?= 100000
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+KERNEL_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
+test-kernels:
+	mkdir -p build
+	$(CC) $(KERNEL_CFLAGS) tests/c/test_kernels.c -o build/test_kernels
+	./build/test_kernels $(KERNEL_ROUNDS)
+	@if command -v $(AARCH64_CC) > /dev/null && command -v qemu-aarch64 > /dev/null; then \
+	  $(AARCH64_CC) -static $(KERNEL_CFLAGS) tests/c/test_kernels.c \
+	    -o build/test_kernels-aarch64 && \
+	  qemu-aarch64 build/test_kernels-aarch64 $(KERNEL_ROUNDS); \
+	else \
+	  echo "*** test-kernels: the arm64 NEON kernel was NOT checked: no $(AARCH64_CC)"; \
+	  echo "*** or qemu-aarch64 here (apt-get install gcc-aarch64-linux-gnu"; \
+	  echo "*** libc6-dev-arm64-cross qemu-user)"; \
+	fi
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.bench_core

@@ -19,8 +19,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.errors import CCompilerError, ExecError, PlatformError
 
-#: GCC and Clang; MSVC gets its defaults (the SIMD kernels are GCC/Clang only and
-#: compile out, leaving the portable scalar scan).
+#: GCC and Clang; MSVC gets its defaults (its SIMD kernels need no target flags: each
+#: runs only after a cpuid check, see utf8guard/_speedups_scan.h).
 UNIX_FLAGS = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Werror"]
 #: Strip the debug information that Python's own CFLAGS (-g) put in the extension (a
 #: fifth of the size without it): GNU ld and lld take -s, Apple's ld64 -S. A build whose
@@ -69,7 +69,12 @@ setup(
                 "utf8guard/_speedups_environ.c",
                 "utf8guard/_speedups_lane.c",
             ],
-            depends=["utf8guard/_speedups_kernel.h", "utf8guard/_speedups_shared.h"],
+            depends=[
+                "utf8guard/_speedups_kernel.h",
+                "utf8guard/_speedups_portable.h",
+                "utf8guard/_speedups_scan.h",
+                "utf8guard/_speedups_shared.h",
+            ],
         )
     ],
 )

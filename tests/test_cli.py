@@ -324,7 +324,8 @@ def test_help_and_version_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "--help")
     assert status == 0
     assert "exit status: 0 valid" in out
-    core = {"c": "C accelerator", "python": "pure Python"}[utf8guard.IMPLEMENTATION]
+    kernel = utf8guard.KERNEL
+    core = f"C accelerator, {kernel} kernel" if kernel != "python" else "pure Python"
     expected = f"utf8guard {utf8guard.__version__} ({core})\n"
     assert run(capsys, "--version") == (0, expected, "")
 

@@ -178,6 +178,11 @@ EXAMPLE_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "private_use": {"policy": Policy(allow_private_use=False)},
     "bom": {"policy": Policy(allow_bom=False)},
     "multipart_too_many_parts": {"max_multipart_parts": 2},
+    # Windows's own name rules apply to uploads only with the option (issue 26).
+    **{
+        kind: {"windows_upload_names": True}
+        for kind in ("reserved_name", "reserved_character", "trailing_dot_or_space", "too_long")
+    },
 }
 # Kinds no request shows: the server failing to deliver a body, and path rules that
 # only utf8guard.paths applies (shown with a runnable example where one is portable).

@@ -8,6 +8,7 @@ a harness that cannot fail proves nothing.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import runpy
 from collections.abc import Callable, Iterator
@@ -293,7 +294,36 @@ def _shared_repair_bug(monkeypatch: pytest.MonkeyPatch) -> None:
 _REFERENCE_ITER = reference.iter_violations
 _REFERENCE_REPAIR = reference.repair
 
+
+def _escapes_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25's parameter_escape rule is gone: R00's quoted pair passes."""
+    from utf8guard.middleware import _body
+
+    monkeypatch.setattr(_body, "has_parameter_escape", lambda value: False)
+    _body._kind.cache_clear()  # its verdicts were made with the rule
+    monkeypatch.setattr(_body, "_kind", functools.lru_cache(_body._kind.__wrapped__))
+
+
+def _any_part_header(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every part header field passes, as before issue 25 (R11's Content-Length)."""
+    from utf8guard.middleware import _multipart_part as part
+
+    monkeypatch.setattr(part, "PART_HEADERS", _Everything())
+    monkeypatch.setattr(part, "_cached_plan", part._plan)
+
+
+class _Everything(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
 PLANTED: dict[str, tuple[str, str, Patch]] = {
+    "framing-escapes-pass": (
+        "framing",
+        "reads an accepted Content-Type",
+        _escapes_pass,
+    ),
+    "framing-any-part-header": ("framing", "outside the subset", _any_part_header),
     "accepts-ed-a0-80": ("validate", "ed a0 80", _accept_surrogates),
     "accepts-ed-a0-80-shared-with-reference": (
         "validate",

@@ -8,6 +8,7 @@ the edges of every refused range under all 64 policies.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from itertools import product
 
 import pytest
@@ -24,7 +25,13 @@ from utf8guard import (
     reference,
 )
 from utf8guard import _scan as scan
-from utf8guard._plan import narrow_gate, plan_for, tail_gate
+from utf8guard._plan import (
+    gate_pairs,
+    narrow_gate,
+    plan_for,
+    strict_tail_other,
+    tail_gate,
+)
 from utf8guard._policy import refused_ranges
 
 from .conftest import ALL_POLICIES, FLAGS
@@ -297,3 +304,46 @@ def test_narrow_gate_needs_4_byte_gates_and_one_other() -> None:
         narrow_gate(plan_for(IDENTIFIER), 0xEF)
     with pytest.raises(ValueError, match="4-byte gates and one other"):
         narrow_gate(plan_for(STRICT), 0xF0)
+
+
+def _gated_policies() -> list[Policy]:
+    return [p for p in ALL_POLICIES if plan_for(p).gates is not None]
+
+
+@pytest.mark.parametrize("policy", _gated_policies(), ids=str)
+def test_every_gated_code_point_holds_a_gate_pair(policy: Policy) -> None:
+    """The oracle is the policy's own refused set: each refused code point's UTF-8
+    (RFC 3629) holds one of the pairs; a refused ASCII code point (one byte) has no
+    pair, and gate_pairs refuses such a plan."""
+    refused = [
+        cp
+        for _, ranges in refused_ranges(policy)
+        for lo, hi in ranges
+        for cp in range(lo, hi + 1)
+    ]
+    if not refused:
+        assert gate_pairs(plan_for(policy)) == ()
+        return
+    if min(refused) < 0x80:
+        with pytest.raises(ValueError, match="two bytes or more"):
+            gate_pairs(plan_for(policy))
+        return
+    pairs = gate_pairs(plan_for(policy))
+    for cp in refused:
+        assert any(pair in chr(cp).encode() for pair in pairs), hex(cp)
+
+
+def test_gate_pairs_of_strict_and_of_a_plan_without_gates() -> None:
+    assert gate_pairs(plan_for(STRICT)) == (b"\xbf\xbe", b"\xbf\xbf", b"\xef\xb7")
+    ungated = replace(plan_for(STRICT), gates=None)
+    with pytest.raises(ValueError, match="plan with gates"):
+        gate_pairs(ungated)
+
+
+def test_strict_tail_other_needs_its_three_pairs() -> None:
+    plan = plan_for(STRICT)
+    assert strict_tail_other(plan) == 0xBE
+    # U+FFFD (EF BF BD) looked up too: a second T x pair.
+    wider = replace(plan, gates=(*(plan.gates or ()), (0xEF, ("\ufffd",), ())))
+    with pytest.raises(ValueError, match="T x, T T and one regex prefix"):
+        strict_tail_other(wider)

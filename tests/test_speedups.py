@@ -196,6 +196,86 @@ def test_extension_is_used_when_built(
     )
 
 
+@pytest.fixture
+def saved_isa() -> Iterator[None]:
+    """Put the instruction set back after a test that switches it."""
+    assert _built is not None
+    saved = _built.isa()
+    yield
+    _built.set_isa(saved)
+
+
+def test_kernel_names_the_active_kernel() -> None:
+    assert utf8guard.KERNEL == _accel.KERNEL
+    if utf8guard.IMPLEMENTATION == "python":
+        assert utf8guard.KERNEL == "python"
+    else:
+        assert _built is not None
+        assert utf8guard.KERNEL in _built.supported_isas()
+
+
+def test_pure_python_has_the_python_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_accel.ISA_ENV, "scalar")  # nothing to switch: ignored
+    assert _accel.pick_kernel("python") == "python"
+
+
+@speedups_only
+@pytest.mark.usefixtures("saved_isa")
+def test_isa_environment_variable_forces_each_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _built is not None
+    for isa in _built.supported_isas():
+        monkeypatch.setenv(_accel.ISA_ENV, isa)
+        assert _accel.pick_kernel("c") == isa
+        assert _built.isa() == isa
+
+
+@speedups_only
+@pytest.mark.usefixtures("saved_isa")
+@pytest.mark.parametrize("value", ["", "auto"])
+def test_isa_auto_keeps_the_fastest(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    assert _built is not None
+    fastest = _built.supported_isas()[-1]
+    _built.set_isa(fastest)
+    monkeypatch.setenv(_accel.ISA_ENV, value)
+    assert _accel.pick_kernel("c") == fastest
+
+
+@speedups_only
+@pytest.mark.usefixtures("saved_isa")
+@pytest.mark.parametrize("value", ["sse9", "AVX2", "scalar ", "avx512-typo"])
+def test_unknown_isa_warns_and_keeps_the_kernel(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    assert _built is not None
+    before = _built.isa()
+    monkeypatch.setenv(_accel.ISA_ENV, value)
+    with pytest.warns(
+        RuntimeWarning, match=rf"UTF8GUARD_ISA='{value}' is not a kernel"
+    ):
+        assert _accel.pick_kernel("c") == before
+
+
+@speedups_only
+def test_isa_environment_variable_at_import_and_in_version() -> None:
+    """A fresh interpreter: the variable picks the kernel and --version names it."""
+    env = {**os.environ, _accel.ISA_ENV: "scalar", "PYTHONPATH": str(ROOT)}
+    env.pop(_accel.PURE_PYTHON_ENV, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "utf8guard", "--version"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("(C accelerator, scalar kernel)\n")
+
+
 def test_public_is_valid_is_the_active_implementations() -> None:
     """The middleware imports _scan.is_valid: it must be the compiled one too."""
     c = utf8guard.IMPLEMENTATION == "c"
@@ -205,17 +285,21 @@ def test_public_is_valid_is_the_active_implementations() -> None:
 
 
 # Each case breaks one Python table in a fresh interpreter (the extension initialises
-# once per process), then loads the extension the way utf8guard does.
+# once per process), then loads the extension the way utf8guard does and uses a policy
+# that refuses every set. The lead table and Policy's flags are checked at import;
+# each code-point set when a policy first refuses it (a sweep of every code point).
 BROKEN_TABLES: Final = [
     (
         "extra-code-point",
         "p.BIDI_CONTROLS = ((0x41, 0x41), *p.BIDI_CONTROLS)",
         "_speedups and utf8guard._policy disagree on U+0041 under allow_bidi_controls",
+        "use",
     ),
     (
         "missing-code-point",
         "p.BOM = ()",
         "_speedups and utf8guard._policy disagree on U+FEFF under allow_bom",
+        "use",
     ),
     (
         "lead-table",
@@ -223,16 +307,19 @@ BROKEN_TABLES: Final = [
         "import utf8guard._tables as t\n"
         "t.LEADS = t.LEADS[:0xC0] + t.LEADS[:1] * 2 + t.LEADS[0xC2:]",
         "LEADS[0xC0] is inconsistent",
+        "import",
     ),
     (
         "unsorted",
         "p.CONTROLS = tuple(reversed(p.CONTROLS))",
         "allow_controls: ranges not sorted and disjoint",
+        "use",
     ),
     (
         "wrong-kind",
         "p.refused_ranges = lambda policy: ((p.Kind.NUL, ()),)",
         "refused_ranges() for allow_noncharacters alone is not one set",
+        "use",
     ),
     (
         "unknown-flag",
@@ -241,33 +328,61 @@ BROKEN_TABLES: Final = [
         "[(f.name, bool, True) for f in dataclasses.fields(p.Policy) if f.init]"
         " + [('allow_extra', bool, True)], kw_only=True)",
         "Policy field 'allow_extra' is not the flag _speedups expects",
+        "import",
     ),
 ]
+
+#: Loads the extension, then asks twice under a policy that refuses every set.
+_USE_EVERY_SET: Final = """
+from utf8guard import _accel
+_accel.load()
+from utf8guard import _speedups
+flags = ("noncharacters", "nul", "controls", "bidi_controls", "private_use", "bom")
+every = p.Policy(**{f"allow_{flag}": False for flag in flags})
+for attempt in range(2):
+    try:
+        _speedups.is_valid(b"", every)
+    except ValueError as exc:
+        print("refused:", exc)
+"""
 
 
 @speedups_only
 @pytest.mark.parametrize(
-    ("patch", "message"),
-    [(patch, message) for _, patch, message in BROKEN_TABLES],
-    ids=[name for name, _, _ in BROKEN_TABLES],
+    ("patch", "message", "when"),
+    [(patch, message, when) for _, patch, message, when in BROKEN_TABLES],
+    ids=[name for name, _, _, _ in BROKEN_TABLES],
 )
-def test_extension_refuses_to_load_when_its_sets_differ(
-    patch: str, message: str
+def test_extension_refuses_to_work_when_its_sets_differ(
+    patch: str, message: str, when: str
 ) -> None:
-    """As for the lead table: the C copies of the policy's sets are checked at import
-    and a mismatch raises ValueError, which _accel.load() does not turn into a silent
-    fallback to pure Python."""
+    """A lead table or Policy flag C does not know fails the import; a code-point set
+    that differs from C's fails every call under a policy that refuses it. Either is
+    a ValueError, which _accel.load() does not turn into a silent fallback."""
     code = (
         "import os\n"
         "import utf8guard._policy as p\n"
         f"{patch}\n"
-        f"del os.environ[{_accel.PURE_PYTHON_ENV!r}]\n"
-        "from utf8guard import _accel\n"
-        "_accel.load()\n"
+        f"del os.environ[{_accel.PURE_PYTHON_ENV!r}]\n" + _USE_EVERY_SET
     )
     result = run_pure(code)
-    assert result.returncode != 0
-    assert f"ValueError: {message}" in result.stderr, result.stderr
+    if when == "import":
+        assert result.returncode != 0
+        assert f"ValueError: {message}" in result.stderr, result.stderr
+    else:
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert len(lines) == 2, result.stdout
+        assert all(line.startswith(f"refused: {message}") for line in lines), lines
+
+
+def test_every_set_is_checked_when_first_refused() -> None:
+    """Without a broken table the same script passes: nothing refused."""
+    result = run_pure(
+        "import utf8guard._policy as p\nimport os\n"
+        f"del os.environ[{_accel.PURE_PYTHON_ENV!r}]\n" + _USE_EVERY_SET
+    )
+    assert (result.returncode, result.stdout) == (0, ""), result.stderr
 
 
 # --- the public API on both implementations ----------------------------------------

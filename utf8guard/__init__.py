@@ -5,7 +5,7 @@
 Violation(kind=<Kind.OVERLONG: 'overlong'>, start=4, end=5)
 """
 
-from ._accel import IMPLEMENTATION
+from ._accel import IMPLEMENTATION, KERNEL
 from ._policy import IDENTIFIER, STRICT, WELL_FORMED, Policy
 from ._repair import repair
 from ._scan import (
@@ -24,6 +24,7 @@ __version__ = "0.2.0"
 __all__ = [
     "IDENTIFIER",
     "IMPLEMENTATION",
+    "KERNEL",
     "STRICT",
     "WELL_FORMED",
     "BytesLike",

@@ -9,6 +9,7 @@ controls, bidi controls) come from :func:`utf8guard.find_violation` under a
 from __future__ import annotations
 
 import enum
+import re
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
@@ -22,6 +23,7 @@ from ._variation_bases import VARIATION_BASES
 __all__ = [
     "LOOKALIKE_SEPARATORS",
     "PLATFORMS",
+    "TYPOGRAPHIC_DOTS",
     "PathKind",
     "Platform",
     "char_violations",
@@ -148,6 +150,11 @@ CONFUSABLE_LOOKALIKES: Final[Ranges] = (
     (0xA60E, 0xA60E),
     (0x10A50, 0x10A50),
 )
+#: Look-alikes a file name may hold (issue 26): U+2026 HORIZONTAL ELLIPSIS is NFKC
+#: "...", which is neither a separator nor a dot name (``.``, ``..``); "Wait….txt"
+#: is typography. U+2024 and U+2025 (NFKC "." and "..") stay refused. Paths keep
+#: refusing all of LOOKALIKE_SEPARATORS, as does ``safe_filename``.
+TYPOGRAPHIC_DOTS: Final = "\u2026"
 #: Code points that become or pass for ``/``, ``\\`` or ``.``: the one table that
 #: :mod:`utf8guard.paths` and the middleware's URL path rule both use.
 LOOKALIKE_SEPARATORS: Final[Ranges] = tuple(
@@ -205,6 +212,18 @@ STANDARDIZED_SELECTORS: Final[Ranges] = ((0xFE00, 0xFE0F),)
 IDEOGRAPHIC_SELECTORS: Final[Ranges] = ((0xE0100, 0xE01EF),)
 # UTS #37 §2: the base of an ideographic variation sequence is a unified ideograph.
 UNIFIED_IDEOGRAPH_PREFIX: Final = "CJK UNIFIED IDEOGRAPH-"
+# UTS #51 §1.4.5 ED-14a: emoji_tag_sequence := tag_base tag_spec tag_end, tag_spec
+# := [\x{E0020}-\x{E007E}]+, tag_end := U+E007F CANCEL TAG. The sequences Unicode
+# recommends (emoji-sequences.txt, RGI_Emoji_Tag_Sequence: the England, Scotland and
+# Wales flags) are U+1F3F4 WAVING BLACK FLAG with a CLDR subdivision id (2 to 7 tag
+# letters or digits, "gbsct"). Only those are text; any other tag run hides data.
+EMOJI_TAG_SEQUENCE: Final = re.compile(
+    "\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,7}\U000e007f"
+)
+#: The longest match of EMOJI_TAG_SEQUENCE, in characters: how far back a tag may be
+#: from its sequence's base.
+_TAG_SEQUENCE_CHARS: Final = 9
+TAGS: Final[Ranges] = ((0xE0020, 0xE007F),)
 # Canonical_Combining_Class 9 = Virama (RFC 5892 A.1, A.2 rule 1).
 VIRAMA_CLASS: Final = 9
 
@@ -244,6 +263,17 @@ def _selector_allowed(selector: str, before: str) -> bool:
     return unicodedata.name(before, "").startswith(UNIFIED_IDEOGRAPH_PREFIX)
 
 
+def _in_tag_sequence(text: str, index: int) -> bool:
+    """Whether the tag character at ``index`` is in an EMOJI_TAG_SEQUENCE: one of
+    the few bases within reach of it starts one that covers it (bounded, so a run
+    of tags costs linear time)."""
+    for start in range(max(index - _TAG_SEQUENCE_CHARS + 1, 0), index):
+        match = EMOJI_TAG_SEQUENCE.match(text, start)
+        if match is not None and index < match.end():
+            return True
+    return False
+
+
 def _ignorable_allowed(text: str, index: int) -> bool:
     """A default-ignorable character that this position legitimately needs."""
     cp = ord(text[index])
@@ -251,6 +281,8 @@ def _ignorable_allowed(text: str, index: int) -> bool:
     after = text[index + 1] if index + 1 < len(text) else ""
     if text[index] in (ZWNJ, ZWJ):
         return _joiner_allowed(text[index], before, after)
+    if in_ranges(cp, TAGS):
+        return _in_tag_sequence(text, index)
     selector = in_ranges(cp, STANDARDIZED_SELECTORS) or in_ranges(
         cp, IDEOGRAPHIC_SELECTORS
     )

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from ._accel import compiled_first_violation, compiled_is_valid
-from ._plan import Plan, narrow_gate, plan_for, tail_gate
+from ._plan import Plan, narrow_gate, plan_for, strict_tail_other, tail_gate
 from ._policy import STRICT, Policy
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind, Utf8Error, Violation
@@ -265,6 +265,10 @@ _STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = tail_gate(_STRICT_PL
 _STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = narrow_gate(
     _STRICT_PLAN, _STRICT_LEAD
 )
+#: Every noncharacter's encoding holds one of gate_pairs(STRICT's plan): BF BE,
+#: BF BF (the tail byte twice) or EF B7 (the regex gate); is_valid reads the first
+#: pair's second byte (0xBE) from here and checks for the others by the names above.
+_STRICT_TAIL_OTHER: Final = strict_tail_other(_STRICT_PLAN)
 
 
 def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
@@ -286,9 +290,14 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
                 text = data.decode()
             except UnicodeDecodeError:
                 return False  # ill-formed: refused under every policy
-            # _may_refuse's first test, inlined: no 0xBF, so no U+nFFFE/F; then
+            # _may_refuse's first test, inlined and widened: no BF BE or BF BF can
+            # occur (no 0xBF; or no 0xBE and one 0xBF at most: CJK and Cyrillic text
+            # hold 0xBF often, those pairs hardly ever), so no U+nFFFE/F; then
             # U+FDD0..U+FDEF needs EF and B7 before its regex can match.
-            if _STRICT_TAIL not in data and (
+            if (
+                _STRICT_TAIL not in data
+                or (_STRICT_TAIL_OTHER not in data and data.count(_STRICT_TAIL) < 2)
+            ) and (
                 _STRICT_LEAD not in data
                 or _STRICT_SECOND not in data
                 or _STRICT_REGEX.search(data) is None

@@ -5,19 +5,13 @@
  * ill-formed input (Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts") or the
  * whole sequence of a code point the policy refuses.
  *
- * Two layers:
- * - scan_exact(): a byte-at-a-time reading of Table 3-7 that classifies exactly. It
- *   reads the lead-byte table built in _tables.py, so the spec lives in one place;
- *   its copies of the policy's code-point sets are compared with _policy.py's for
- *   every code point at import (check_sets), and a mismatch fails the import.
- * - SIMD filters (SSE4.1, AVX2, AVX-512BW on x86-64, picked at run time from the
- *   CPU's features; the scalar scan elsewhere): 64 bytes per step with the
- *   lookup-table validator of Keiser & Lemire, "Validating UTF-8 In Less Than One
- *   Instruction Per Byte", Software: Practice and Experience 51(5), 2021
- *   (arXiv:2010.03090), extended with byte-pair tests that flag every noncharacter
- *   and, when the policy asks, NUL, controls, bidi controls, private use and the BOM.
- *   A filter only says "this block may hold a violation"; scan_exact() then rereads
- *   the block from the last character boundary and decides.
+ * The scan itself (the exact byte scan and the filters in front of it, one per
+ * instruction set) is plain C in _speedups_scan.h. This file is the Python glue: it
+ * fills the scan's lead-byte table from _tables.py, proves its copies of the policy's
+ * code-point sets equal to _policy.py's (check_sets: Policy's flags at import, each
+ * flag's set when a policy first refuses it; a mismatch fails that call and every
+ * later one that needs the set), picks the instruction set and turns results into
+ * Violation objects.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -25,315 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "_speedups_scan.h"
 #include "_speedups_shared.h"
-
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#define UTF8GUARD_X86 1
-#include <immintrin.h>
-#endif
-
-/* Kind, in the order of utf8guard._violation.Kind (checked at import). */
-enum kind {
-    K_OVERLONG,
-    K_SURROGATE,
-    K_OUT_OF_RANGE,
-    K_INVALID_BYTE,
-    K_UNEXPECTED_CONTINUATION,
-    K_TRUNCATED,
-    K_NONCHARACTER,
-    K_NUL,
-    K_CONTROL,
-    K_BIDI_CONTROL,
-    K_PRIVATE_USE,
-    K_BOM,
-    K_COUNT
-};
-
-/* What a policy refuses, one bit per allow_* flag it has turned off. */
-enum refuse {
-    R_NONCHARACTER = 1 << 0,
-    R_NUL = 1 << 1,
-    R_CONTROL = 1 << 2,
-    R_BIDI_CONTROL = 1 << 3,
-    R_PRIVATE_USE = 1 << 4,
-    R_BOM = 1 << 5,
-};
-
-/* One row of _tables.LEADS: a byte in lead position. */
-typedef struct {
-    uint8_t length; /* 0: never a lead; its one-byte violation is `alone` */
-    uint8_t lo, hi; /* allowed second-byte range */
-    int8_t below, above, alone;
-} lead_t;
-
-static lead_t LEADS[256];
-
-typedef struct {
-    int kind; /* -1: no violation */
-    size_t start, end;
-} found_t;
-
-/* RFC 3629 §4: UTF8-tail = %x80-BF */
-static inline int is_continuation(uint8_t b) { return b >= 0x80 && b <= 0xBF; }
-
-/* The refused sets of _policy.py, restated with the same citations; check_sets()
- * proves them equal at import. */
-static int refused_ascii(uint8_t c, unsigned mask) {
-    /* U+0000 is governed by allow_nul alone. */
-    if (c == 0x00)
-        return (mask & R_NUL) ? K_NUL : -1;
-    /* Unicode ch. 23.1: C0 less TAB, LF, CR; and DEL. */
-    if ((mask & R_CONTROL) && ((c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D) ||
-                               c == 0x7F))
-        return K_CONTROL;
-    return -1;
-}
-
-static int refused_code_point(uint32_t cp, unsigned mask) {
-    /* Unicode ch. 23.7: U+FDD0..U+FDEF and U+nFFFE, U+nFFFF. */
-    if ((mask & R_NONCHARACTER) && ((cp >= 0xFDD0 && cp <= 0xFDEF) ||
-                                    (cp & 0xFFFE) == 0xFFFE))
-        return K_NONCHARACTER;
-    /* Unicode ch. 23.1: C1 controls U+0080..U+009F. */
-    if ((mask & R_CONTROL) && cp <= 0x9F)
-        return K_CONTROL;
-    /* UAX #9 §2: ALM, LRM, RLM, LRE..RLO, LRI..PDI. */
-    if ((mask & R_BIDI_CONTROL) &&
-        (cp == 0x061C || cp == 0x200E || cp == 0x200F ||
-         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)))
-        return K_BIDI_CONTROL;
-    /* Unicode ch. 23.5: the BMP area and planes 15, 16 less their noncharacters. */
-    if ((mask & R_PRIVATE_USE) &&
-        ((cp >= 0xE000 && cp <= 0xF8FF) || (cp >= 0xF0000 && (cp & 0xFFFE) != 0xFFFE)))
-        return K_PRIVATE_USE;
-    /* Unicode ch. 23.8: U+FEFF. */
-    if ((mask & R_BOM) && cp == 0xFEFF)
-        return K_BOM;
-    return -1;
-}
-
-static inline int found(found_t *f, int kind, size_t start, size_t end) {
-    f->kind = kind;
-    f->start = start;
-    f->end = end;
-    return 1;
-}
-
-/* Classify exactly every character that starts in [pos, stop); the input ends at
- * `end` (a character starting before `stop` may run past it). Returns 1 with *f set
- * on the first violation, else 0 with *next = where the next character starts.
- * The hot loop of the scalar path, so one function: the ASCII run, then Table 3-7.
- */
-static int scan_exact(const uint8_t *p, size_t pos, size_t stop, size_t end,
-                      unsigned mask, found_t *f, size_t *next) {
-    const int ascii_refused = (mask & (R_NUL | R_CONTROL)) != 0;
-    while (pos < stop) {
-        uint8_t c = p[pos];
-        if (c < 0x80) {
-            if (ascii_refused) {
-                int kind = refused_ascii(c, mask);
-                if (kind >= 0)
-                    return found(f, kind, pos, pos + 1);
-                pos++;
-                continue;
-            }
-            /* Skip ASCII a word at a time (no byte has its top bit set). */
-            pos++;
-            while (pos + 8 <= stop) {
-                uint64_t word;
-                memcpy(&word, p + pos, 8);
-                if (word & UINT64_C(0x8080808080808080))
-                    break;
-                pos += 8;
-            }
-            continue;
-        }
-        const lead_t *lead = &LEADS[c];
-        if (lead->length == 0)
-            return found(f, lead->alone, pos, pos + 1);
-        if (pos + 1 == end)
-            return found(f, K_TRUNCATED, pos, pos + 1);
-        uint8_t second = p[pos + 1];
-        if (second < lead->lo || second > lead->hi) {
-            /* Table 3-7: a continuation byte outside the lead's row says what the
-             * sequence would have encoded; anything else cuts it short. */
-            int kind = K_TRUNCATED;
-            if (is_continuation(second))
-                kind = second < lead->lo ? lead->below : lead->above;
-            return found(f, kind, pos, pos + 1);
-        }
-        /* Table 3-3: the lead keeps 5, 4 or 3 payload bits, each later byte 6. */
-        uint32_t cp = (uint32_t)(c & (0x7F >> lead->length)) << 6 | (second & 0x3F);
-        size_t last = pos + lead->length;
-        size_t i = pos + 2;
-        for (; i < last; i++) {
-            if (i == end || !is_continuation(p[i]))
-                return found(f, K_TRUNCATED, pos, i);
-            cp = cp << 6 | (p[i] & 0x3F);
-        }
-        if (mask) {
-            int kind = refused_code_point(cp, mask);
-            if (kind >= 0)
-                return found(f, kind, pos, last);
-        }
-        pos = last;
-    }
-    *next = pos;
-    return 0;
-}
-
-#ifdef UTF8GUARD_X86
-/* ---------------------------------------------------------------------------------
- * SIMD filters. The kernel is written once against a small vector vocabulary and
- * instantiated for each instruction set from _speedups_kernel.h.
- */
-#define BLOCK_BYTES 64
-
-/* Where the exact scan resumes so that it sees the character that holds p[pos].
- * Everything in [base, pos) passed a filter, so it is well-formed but for a last
- * character that may be unfinished or have a bad lead; that one starts at most 3
- * bytes back (RFC 3629 §3). Never reads p[pos], which may be past the end. */
-static inline size_t boundary_before(const uint8_t *p, size_t base, size_t pos) {
-    for (size_t back = 1; back <= 3 && back <= pos - base; back++) {
-        uint8_t c = p[pos - back];
-        if (c < 0x80)
-            return pos;
-        if (!is_continuation(c)) {
-            size_t length = LEADS[c].length;
-            return length == 0 || length > back ? pos - back : pos;
-        }
-    }
-    return pos;
-}
-
-/* Keiser & Lemire (2021), lookup algorithm: error classes of a pair (prev1, input). */
-enum {
-    TOO_SHORT = 1 << 0,  /* 11xxxxxx then 0xxxxxxx or 11xxxxxx */
-    TOO_LONG = 1 << 1,   /* 0xxxxxxx then 10xxxxxx */
-    OVERLONG_3 = 1 << 2, /* 11100000 100xxxxx */
-    TOO_LARGE = 1 << 3,  /* 11110100 1001xxxx, 11110100 101xxxxx, 11110101+ 10xxxxxx */
-    SURROGATE = 1 << 4,  /* 11101101 101xxxxx */
-    OVERLONG_2 = 1 << 5, /* 1100000x 10xxxxxx */
-    TOO_LARGE_1000 = 1 << 6, /* 11110101+ 1000xxxx */
-    OVERLONG_4 = 1 << 6,     /* 11110000 1000xxxx */
-    TWO_CONTS = 1 << 7,      /* 10xxxxxx 10xxxxxx */
-    CARRY = TOO_SHORT | TOO_LONG | TWO_CONTS,
-};
-
-/* Indexed by the high nibble of prev1. */
-static const uint8_t KL_BYTE_1_HIGH[16] = {
-    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
-    TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
-    TOO_SHORT | OVERLONG_2,
-    TOO_SHORT,
-    TOO_SHORT | OVERLONG_3 | SURROGATE,
-    TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-};
-
-/* Indexed by the low nibble of prev1. */
-static const uint8_t KL_BYTE_1_LOW[16] = {
-    CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
-    CARRY | OVERLONG_2,
-    CARRY,
-    CARRY,
-    CARRY | TOO_LARGE,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-};
-
-/* Indexed by the high nibble of the current byte. */
-static const uint8_t KL_BYTE_2_HIGH[16] = {
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-    TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
-    TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
-    TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-    TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-};
-
-/* A byte above its entry in the last 3 positions starts a sequence longer than the
- * bytes left: 1111xxxx needs 3 more, 111xxxxx 2, 11xxxxxx 1. */
-static const uint8_t KL_MAX_TAIL[64] = {
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1,
-};
-
-#define KERNEL_TARGET "sse4.1"
-#define KERNEL_NAME(name) name##_sse41
-#define KERNEL_WIDTH 16
-#include "_speedups_kernel.h"
-#undef KERNEL_TARGET
-#undef KERNEL_NAME
-#undef KERNEL_WIDTH
-
-#define KERNEL_TARGET "avx2"
-#define KERNEL_NAME(name) name##_avx2
-#define KERNEL_WIDTH 32
-#include "_speedups_kernel.h"
-#undef KERNEL_TARGET
-#undef KERNEL_NAME
-#undef KERNEL_WIDTH
-
-#define KERNEL_TARGET "avx512f,avx512bw"
-#define KERNEL_NAME(name) name##_avx512
-#define KERNEL_WIDTH 64
-#include "_speedups_kernel.h"
-#undef KERNEL_TARGET
-#undef KERNEL_NAME
-#undef KERNEL_WIDTH
-#endif
-
-typedef int (*scan_t)(const uint8_t *p, size_t pos, size_t end, unsigned mask,
-                      found_t *f);
-
-/* Scalar: the exact scan over the whole range. */
-static int scan_scalar(const uint8_t *p, size_t pos, size_t end, unsigned mask,
-                       found_t *f) {
-    size_t next;
-    return scan_exact(p, pos, end, end, mask, f, &next);
-}
-
-typedef struct {
-    const char *name;
-    scan_t scan;
-} isa_t;
-
-static const isa_t ISAS[] = {
-    {"scalar", scan_scalar},
-#ifdef UTF8GUARD_X86
-    {"sse4.1", scan_sse41},
-    {"avx2", scan_avx2},
-    {"avx512", scan_avx512},
-#endif
-};
-#define ISA_COUNT ((int)(sizeof ISAS / sizeof ISAS[0]))
-
-static int isa_supported(int index) {
-#ifdef UTF8GUARD_X86
-    __builtin_cpu_init();
-    if (index == 1)
-        return __builtin_cpu_supports("sse4.1");
-    if (index == 2)
-        return __builtin_cpu_supports("avx2");
-    if (index == 3)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-#endif
-    return index == 0;
-}
 
 static int current_isa = 0;
 
@@ -353,12 +40,15 @@ static unsigned cached_mask;
 static PyObject *strict_policy;  /* utf8guard._policy.STRICT, is_valid's default */
 
 /* Policy's allow_* fields, in the order of enum refuse; the set FLAGS[i] refuses has
- * Kind K_NONCHARACTER + i (both checked at import by check_sets). */
+ * Kind K_NONCHARACTER + i (both checked by check_flags and check_sets). */
 static const char *const FLAGS[] = {
     "allow_noncharacters", "allow_nul",         "allow_controls",
     "allow_bidi_controls", "allow_private_use", "allow_bom",
 };
 #define FLAG_COUNT ((int)(sizeof FLAGS / sizeof FLAGS[0]))
+
+static unsigned checked_sets; /* the flags whose sets check_sets proved equal */
+static int check_sets(unsigned flags);
 
 static int policy_mask(PyObject *policy, unsigned *mask) {
     if (policy == cached_policy) {
@@ -377,6 +67,10 @@ static int policy_mask(PyObject *policy, unsigned *mask) {
         if (!allowed)
             m |= 1u << i;
     }
+    /* Each set is compared with _policy.py's when a policy first refuses it: a sweep
+     * over every code point costs about 3 ms a set, too much for every import. */
+    if ((m & ~checked_sets) && check_sets(m & ~checked_sets) < 0)
+        return -1;
     Py_INCREF(policy);
     Py_XSETREF(cached_policy, policy);
     cached_mask = m;
@@ -965,21 +659,38 @@ static int check_set(PyObject *ranges, int flag) {
 }
 
 /* The C copies of the policy's code-point sets (refused_ascii, refused_code_point;
- * the SIMD filters are supersets of them, tested per instruction set) must equal
- * _policy.py's tables, as LEADS must equal _tables.py's. */
-static int check_sets(void) {
+ * the filters are supersets of them, tested per instruction set) must equal
+ * _policy.py's tables, as LEADS must equal _tables.py's: the sets of `flags`, which
+ * are then marked checked. */
+static int check_sets(unsigned flags) {
     PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
     if (policy_module == NULL)
         return -1;
     PyObject *policy_type = PyObject_GetAttrString(policy_module, "Policy");
-    int rc = policy_type != NULL && check_flags(policy_type) == 0 ? 0 : -1;
+    int rc = policy_type != NULL ? 0 : -1;
     for (int flag = 0; rc == 0 && flag < FLAG_COUNT; flag++) {
+        if (!(flags & (1u << flag)))
+            continue;
         PyObject *ranges = python_ranges(policy_module, policy_type, flag);
         rc = ranges != NULL && check_set(ranges, flag) == 0 ? 0 : -1;
         Py_XDECREF(ranges);
+        if (rc == 0)
+            checked_sets |= 1u << flag;
     }
     Py_XDECREF(policy_type);
     Py_DECREF(policy_module);
+    return rc;
+}
+
+/* Fail unless utf8guard._policy.Policy has exactly the flags FLAGS names. */
+static int load_flags(void) {
+    PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
+    if (policy_module == NULL)
+        return -1;
+    PyObject *policy_type = PyObject_GetAttrString(policy_module, "Policy");
+    Py_DECREF(policy_module);
+    int rc = policy_type != NULL && check_flags(policy_type) == 0 ? 0 : -1;
+    Py_XDECREF(policy_type);
     return rc;
 }
 
@@ -994,8 +705,9 @@ static int load_strict(void) {
 }
 
 PyMODINIT_FUNC PyInit__speedups(void) {
-    if (load_kinds() < 0 || load_leads() < 0 || check_sets() < 0 || load_strict() < 0)
+    if (load_kinds() < 0 || load_leads() < 0 || load_flags() < 0 || load_strict() < 0)
         return NULL;
+    dfa_build();
     for (int i = ISA_COUNT - 1; i > 0; i--) {
         if (isa_supported(i)) {
             current_isa = i;

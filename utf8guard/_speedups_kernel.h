@@ -1,6 +1,7 @@
-/* The SIMD scan, included by _speedups.c once per instruction set with
- * KERNEL_TARGET (a GCC target name), KERNEL_NAME(name) (a suffixed name) and
- * KERNEL_WIDTH (16 for SSE4.1, 32 for AVX2, 64 for AVX-512BW) defined. Only the
+/* The SIMD scan, included by _speedups_scan.h once per instruction set with
+ * KERNEL_TARGET (a GCC target name; none for NEON, which every AArch64 CPU has),
+ * KERNEL_NAME(name) (a suffixed name) and KERNEL_WIDTH (16 for SSE4.1 and NEON, 32
+ * for AVX2, 64 for AVX-512BW) defined. Only the
  * vector vocabulary below differs between them; the default build flags stay
  * portable because each function carries its own target attribute and runs only
  * after a CPU check.
@@ -11,10 +12,43 @@
  * two-byte pattern is ill-formed, and a saturating subtraction checks that the third
  * and fourth bytes of 3- and 4-byte sequences are continuations.
  */
+#if defined(KERNEL_TARGET) && !defined(UTF8GUARD_MSVC)
 #define TARGET __attribute__((target(KERNEL_TARGET)))
+#else
+#define TARGET /* NEON is baseline on AArch64; MSVC needs no target for intrinsics */
+#endif
+#ifdef UTF8GUARD_MSVC
+#define NOINLINE __declspec(noinline)
+#else
+#define NOINLINE __attribute__((noinline))
+#endif
 #define LANES (BLOCK_BYTES / KERNEL_WIDTH)
 
-#if KERNEL_WIDTH == 16
+#ifdef UTF8GUARD_NEON
+/* AArch64 Advanced SIMD, as in simdutf's arm64 kernel: vqtbl1q_u8 is the nibble
+ * lookup (indexes here are 0..15, so its zeroing of larger ones never applies). */
+#define V uint8x16_t
+#define V_LOAD(p) vld1q_u8((const uint8_t *)(p))
+#define V_TABLE(p) vld1q_u8(p)
+#define V_SET1(x) vdupq_n_u8((uint8_t)(x))
+#define V_ZERO() vdupq_n_u8(0)
+#define V_AND(a, b) vandq_u8((a), (b))
+#define V_OR(a, b) vorrq_u8((a), (b))
+#define V_XOR(a, b) veorq_u8((a), (b))
+/* ~a & b, as x86's andnot */
+#define V_ANDNOT(a, b) vbicq_u8((b), (a))
+#define V_EQ(a, b) vceqq_u8((a), (b))
+#define V_MIN(a, b) vminq_u8((a), (b))
+#define V_MAX(a, b) vmaxq_u8((a), (b))
+#define V_SUBS(a, b) vqsubq_u8((a), (b))
+#define V_SHUFFLE(t, i) vqtbl1q_u8((t), (i))
+/* Only ever masked with 0x0F afterwards, so a per-byte shift does. */
+#define V_SRL16(a, n) vshrq_n_u8((a), (n))
+#define V_ANY(a) (vmaxvq_u8(a) != 0)
+/* Only tested against zero: nonzero when some byte has its top bit set. */
+#define V_HIGH_BITS(a) (vmaxvq_u8(a) >> 7)
+#define V_PREV(in, prev, n) vextq_u8((prev), (in), 16 - (n))
+#elif KERNEL_WIDTH == 16
 #define V __m128i
 #define V_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define V_TABLE(p) V_LOAD(p)
@@ -172,7 +206,7 @@ static inline TARGET V KERNEL_NAME(candidates)(V input, V prev1, V prev2,
 
 /* A block the fast filter flagged, again with the sharper noncharacter test:
  * nonzero when it may still hold a violation. `before` is the vector before it. */
-static TARGET __attribute__((noinline)) int KERNEL_NAME(block_sharp)(
+static TARGET NOINLINE int KERNEL_NAME(block_sharp)(
     const uint8_t *block, V before, unsigned mask) {
     V err = V_ZERO();
     for (int k = 0; k < LANES; k++) {
@@ -259,6 +293,7 @@ static TARGET int KERNEL_NAME(scan)(const uint8_t *p, size_t pos, size_t end,
 }
 
 #undef TARGET
+#undef NOINLINE
 #undef LANES
 #undef V
 #undef V_LOAD

@@ -78,6 +78,10 @@ class Utf8Error(ValueError):
     offsets and a hex snippet of at most 8 bytes; it never contains the raw input.
     """
 
+    # Issue 26: tracebacks name the public import, not this private module (pickle
+    # finds the class there too).
+    __module__ = "utf8guard"
+
     def __init__(self, violation: Violation, data: bytes | None = None) -> None:
         super().__init__(describe(violation, data))
         self.violation = violation

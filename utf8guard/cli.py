@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import fields, replace
 from typing import Final, NoReturn
 
-from . import IDENTIFIER, IMPLEMENTATION, STRICT, WELL_FORMED, Policy, __version__
+from . import IDENTIFIER, KERNEL, STRICT, WELL_FORMED, Policy, __version__
 from ._cli_check import run_check
 from ._cli_output import EXIT_ERROR, EXIT_INTERRUPTED, error
 from ._cli_repair import Target, run_repair, usage_problem
@@ -93,8 +93,11 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog="exit status: 0 valid or nothing to repair, 1 violations found or "
         "repaired, 2 usage or I/O error",
     )
-    # Which core is active, so that a failed accelerator build is visible.
-    accelerator = "C accelerator" if IMPLEMENTATION == "c" else "pure Python"
+    # Which core and kernel are active, so that a failed accelerator build or a
+    # portable-only one is visible.
+    accelerator = (
+        "pure Python" if KERNEL == "python" else f"C accelerator, {KERNEL} kernel"
+    )
     parser.add_argument(
         "--version",
         action="version",

@@ -17,12 +17,23 @@ _APP_NEEDS = {
     "asgi_echo.py": ("starlette", "fastapi", "pydantic"),
     "flask_echo.py": ("flask",),
     "django_echo.py": ("django",),
+    "django_asgi_settings.py": ("django",),
+    "h2c.py": ("h2",),
+    "bottle_echo.py": ("bottle",),
+    "pyramid_echo.py": ("pyramid", "webob"),
+    "falcon_echo.py": ("falcon", "starlette", "fastapi", "pydantic"),
+    "litestar_echo.py": ("litestar", "starlette", "fastapi", "pydantic"),
+    "quart_echo.py": ("quart", "starlette", "fastapi", "pydantic"),
+    "sanic_echo.py": ("sanic", "starlette", "fastapi", "pydantic"),
 }
 collect_ignore = [
     module
     for module, needs in _APP_NEEDS.items()
     if any(importlib.util.find_spec(name) is None for name in needs)
 ]
+# WebOb imports the deprecated cgi module (a DeprecationWarning, an error under
+# filterwarnings=error); the app runs in its server process, never imported here.
+collect_ignore.append("pyramid_echo.py")
 #: The clusters this session ran, for the summary.
 _RUNS: list[Cluster] = []
 

@@ -78,4 +78,17 @@ def create() -> WSGIApplication:
 def __getattr__(name: str) -> object:
     if name == "application":
         return create()
+    if name == "asgi_application":
+        return create_asgi()
     raise AttributeError(name)
+
+
+def create_asgi() -> object:
+    """Django's ASGI handler; the guard is in ``MIDDLEWARE`` (django_asgi_settings)."""
+    from .echo import exit_later
+
+    exit_later()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", DJANGO_SETTINGS)
+    from django.core.asgi import get_asgi_application
+
+    return get_asgi_application()

@@ -1,5 +1,12 @@
 """The stacks: each server with each app it runs, as a subprocess command.
 
+Issue 25 adds thirteen (``MORE_STACKS``): Granian (ASGI, WSGI), Daphne and uvicorn
+with Django's ASGI handler (the guard as the ``MIDDLEWARE`` class), Litestar, Falcon
+(ASGI, WSGI), Quart, Sanic (as an ASGI app), Bottle (with ``inspect_all_bodies``,
+which SECURITY.md asks of it), Pyramid/WebOb, and HTTP/2 with prior knowledge on
+Hypercorn and Granian (``h2c.py``). ``BLIND_STACKS`` and ``KNOWN_FAILURES`` say
+what each cannot show and why.
+
 Seven servers (uvicorn with h11 and with httptools, Hypercorn, Gunicorn's sync
 worker twice, Werkzeug's development server, Django's ``runserver``); the three ASGI
 servers run the Starlette and the FastAPI app each, so ten stacks in all. Each is one
@@ -26,10 +33,11 @@ the suite prints it after every run, and counts it as refused):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Final
 
-from .._servers import Command, gunicorn, hypercorn, runserver, uvicorn, werkzeug
+from .._servers import HOST, Command, gunicorn, hypercorn, runserver, uvicorn, werkzeug
 from .echo import DJANGO_SETTINGS, KILL_PARENT_ENV
 
 
@@ -43,6 +51,8 @@ class Stack:
     command: Command
     inherit_socket: bool = True
     env: dict[str, str] = field(default_factory=dict)
+    #: Rows go as HTTP/2 with prior knowledge (h2c.py), those that have an HTTP/2 form.
+    h2c: bool = False
 
 
 def _uvicorn(http: str, factory: str) -> Command:
@@ -55,7 +65,70 @@ _FASTAPI: Final = "tests.differential.asgi_echo:fastapi_app"
 _ASGI: Final = ("starlette", "fastapi", "multipart")
 _DJANGO_ENV: Final = {"DJANGO_SETTINGS_MODULE": DJANGO_SETTINGS}
 
-STACKS: Final = (
+
+def _granian(interface: str, factory: str) -> Command:
+    """Granian (one worker) running the app factory ``factory``; it binds a port."""
+
+    def command(port: int) -> list[str]:
+        return [
+            *(sys.executable, "-m", "granian", "--interface", interface, "--factory"),
+            *("--host", HOST, "--port", str(port), "--workers", "1", "--no-ws"),
+            *("--log-level", "warning", factory),
+        ]
+
+    return command
+
+
+def _daphne(application: str) -> Command:
+    """Daphne serving ``application`` (``module:attribute``) on an inherited socket."""
+
+    def command(fd: int) -> list[str]:
+        return [sys.executable, "-m", "daphne", "--fd", str(fd), "-v", "0", application]
+
+    return command
+
+
+_FALCON: Final = "tests.differential.falcon_echo"
+_DJANGO_ASGI_ENV: Final = {
+    "DJANGO_SETTINGS_MODULE": "tests.differential.django_asgi_settings"
+}
+_DJANGO_ASGI: Final = "tests.differential.django_echo:create_asgi"
+_GUNICORN_ENV: Final = {KILL_PARENT_ENV: "1"}
+
+#: Issue 25: the stacks Python teams deploy, beyond the ten of issue 11.
+MORE_STACKS: Final = (
+    Stack("granian-asgi-starlette", ("granian", *_ASGI),
+          _granian("asgi", _STARLETTE), inherit_socket=False),
+    Stack("granian-wsgi-flask", ("granian", "flask"),
+          _granian("wsgi", "tests.differential.flask_echo:create"),
+          inherit_socket=False),
+    Stack("daphne-django", ("daphne", "django"),
+          _daphne("tests.differential.django_echo:asgi_application"),
+          env=_DJANGO_ASGI_ENV),
+    Stack("uvicorn-django", ("uvicorn", "django"), _uvicorn("h11", _DJANGO_ASGI),
+          env=_DJANGO_ASGI_ENV),
+    Stack("uvicorn-litestar", ("uvicorn", "litestar"),
+          _uvicorn("h11", "tests.differential.litestar_echo:create")),
+    Stack("uvicorn-falcon", ("uvicorn", "falcon"),
+          _uvicorn("h11", f"{_FALCON}:create_asgi")),
+    Stack("gunicorn-falcon", ("gunicorn", "falcon"), gunicorn(f"{_FALCON}:create()"),
+          env=_GUNICORN_ENV),
+    Stack("uvicorn-quart", ("uvicorn", "quart"),
+          _uvicorn("h11", "tests.differential.quart_echo:create")),
+    # Sanic under ASGI starts its loop in the lifespan startup event.
+    Stack("uvicorn-sanic", ("uvicorn", "sanic"),
+          uvicorn("tests.differential.sanic_echo:create", http="h11", lifespan="on")),
+    Stack("gunicorn-bottle", ("gunicorn", "bottle"),
+          gunicorn("tests.differential.bottle_echo:create()"), env=_GUNICORN_ENV),
+    Stack("hypercorn-h2c-starlette", ("hypercorn", "h2", *_ASGI),
+          hypercorn(f"{_STARLETTE}()"), h2c=True),
+    Stack("granian-h2c-starlette", ("granian", "h2", *_ASGI),
+          _granian("asgi", _STARLETTE), inherit_socket=False, h2c=True),
+    Stack("gunicorn-pyramid", ("gunicorn", "pyramid", "webob"),
+          gunicorn("tests.differential.pyramid_echo:create()"), env=_GUNICORN_ENV),
+)  # fmt: skip
+
+ISSUE_11_STACKS: Final = (
     Stack("uvicorn-h11-starlette", ("uvicorn", "h11", *_ASGI),
           _uvicorn("h11", _STARLETTE)),
     Stack("uvicorn-h11-fastapi", ("uvicorn", "h11", *_ASGI),
@@ -79,3 +152,49 @@ STACKS: Final = (
     Stack("runserver-django", ("django",), runserver, inherit_socket=False,
           env=_DJANGO_ENV),
 )  # fmt: skip
+
+STACKS: Final = ISSUE_11_STACKS + MORE_STACKS
+
+#: Stacks whose server hides the raw target and blanks non-ASCII header values
+#: (Granian's WSGI interface, issue 25 R12): there a head row may pass, never leak.
+BLIND_STACKS: Final = frozenset({"granian-wsgi-flask"})
+#: (row, stack) pairs that fail for a reason outside the guard, each with it; the
+#: tests mark them xfail (strict where the failure is deterministic).
+KNOWN_FAILURES: Final[dict[tuple[str, str], tuple[str, bool]]] = {
+    **{
+        ("probe-websocket-upgrade-path-overlong", stack): (
+            "Django's ASGI handler answers a websocket scope with a 500; the "
+            "MIDDLEWARE class never sees websockets",
+            True,
+        )
+        for stack in ("daphne-django", "uvicorn-django")
+    },
+    **{
+        ("probe-target-absolute-userinfo-overlong", stack): (
+            "Django's ASGI handler routes the absolute-form target to no view (404)",
+            True,
+        )
+        for stack in ("daphne-django", "uvicorn-django")
+    },
+    **{
+        (row, stack): (
+            "the framework drops or cuts a cookie value with non-ASCII bytes "
+            "(Granian WSGI blanks the header): nothing invalid reaches the app",
+            True,
+        )
+        for row in ("clean-cookie", "probe-cookie-quoted-escaped-quote")
+        for stack in ("granian-wsgi-flask", "gunicorn-bottle", "gunicorn-pyramid")
+    },
+    **{
+        (row, "gunicorn-bottle"): (
+            "inspect_all_bodies, which Bottle needs (it reads a form from an "
+            "octet-stream body), refuses a binary upload: the cost SECURITY.md states",
+            True,
+        )
+        for row in ("c25-binary-upload", "clean-binary-body")
+    },
+    ("F7-urlencoded-amp-4mib", "daphne-django"): (
+        "Daphne and Django parse 2M fields past the 20 s timeout on a loaded machine",
+        False,
+    ),
+}

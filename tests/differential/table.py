@@ -350,8 +350,9 @@ MULTIPART_ATTACKS: Final = (
     # look-alike separators).
     refuse("filename-traversal", _mp(part(_FILE + b'"../../etc/passwd"', b"x"))),
     refuse("filename-traversal-backslash", _mp(part(_FILE + b'"..\\\\..\\\\win.ini"', b"x"))),
-    refuse("filename-device-con", _mp(part(_FILE + b'"CON"', b"x")), filename="CON"),
-    refuse("filename-device-nul-ext", _mp(part(_FILE + b'"nul.txt"', b"x")), filename="nul.txt"),
+    # Issue 26: a Windows device name is safe to receive (windows_upload_names refuses it).
+    control("filename-device-con", _mp(part(_FILE + b'"CON"', b"x")), filename="CON"),
+    control("filename-device-nul-ext", _mp(part(_FILE + b'"nul.txt"', b"x")), filename="nul.txt"),
     refuse("filename-division-slash", _mp(part(_FILE + b'"a\xe2\x88\x95b.txt"', b"x"))),
     refuse("filename-fullwidth-slash", _mp(part(_FILE + b'"..\xef\xbc\x8fpasswd"', b"x"))),
     refuse("filename-overlong", _mp(part(_FILE + b'"a\xc0\xaf.txt"', b"x")), "À¯"),
@@ -671,5 +672,5 @@ PROBES: Final = (
     PROBE_FORM + PROBE_MULTIPART + PROBE_TARGET + PROBE_COOKIES + PROBE_REQUEST
 )
 
-#: Every row; ids are unique (test_oracle checks).
+#: Issue 11's rows; with issue 25's (table_framing.py) in test_differential.
 ROWS: Final = CONTROLS + HEAD_ATTACKS + BODY_ATTACKS + MULTIPART_ATTACKS + PROBES

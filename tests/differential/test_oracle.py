@@ -15,6 +15,8 @@ from .echo import Document, dumps, new_document
 from .oracle import Exchange, judge
 from .rows import Expect, Row, get
 from .table import ROWS
+from .table_framing import PENDING_COOKIES, PENDING_NAMES
+from .table_framing import ROWS as FRAMING_ROWS
 
 _ROWS = {row.id: row for row in ROWS}
 
@@ -45,7 +47,6 @@ def _status(status: int, media_type: bytes = b"text/plain") -> Exchange:
         ),
         ("F3-filename-bidi", {"files": [["f", "inv\u202etxt.exe", ""]]}, "bidi"),
         ("filename-traversal", {"files": [["f", "../../etc/passwd", ""]]}, "separator"),
-        ("filename-device-con", {"files": [["f", "CON", ""]]}, "forbidden"),
         ("filename-division-slash", {"files": [["f", "a\u2215b", ""]]}, "look-alike"),
         ("F6-path-crlf", {"path": "/a\r\nSet-Cookie: evil=1"}, "control"),
         ("F6-path-c1-nel", {"path": "/a\x85b"}, "control"),
@@ -78,6 +79,12 @@ def test_a_leak_is_caught(row_id: str, fields: dict[str, object], why: str) -> N
     verdict = judge(_ROWS[row_id], _echo(**fields))
     assert verdict.outcome == "leaked"
     assert re.search(re.escape(why), verdict.detail, re.IGNORECASE), verdict.detail
+
+
+def test_a_windows_device_name_is_a_control() -> None:
+    # Issue 26: refused only with windows_upload_names; by default it must arrive.
+    verdict = judge(_ROWS["filename-device-con"], _echo(files=[["f", "CON", "78"]]))
+    assert verdict.outcome == "passed", verdict.detail
 
 
 def test_a_clean_echo_of_a_row_to_refuse_is_allowed() -> None:
@@ -132,10 +139,14 @@ def test_fffd_is_allowed_only_where_the_row_says() -> None:
 
 
 def test_row_ids_are_unique_and_cover_every_finding() -> None:
-    ids = [row.id for row in ROWS]
+    ids = [row.id for row in (*ROWS, *FRAMING_ROWS, *PENDING_COOKIES, *PENDING_NAMES)]
     assert len(ids) == len(set(ids))
     for finding in range(1, 15):
         assert any(i.startswith(f"F{finding}-") for i in ids), f"F{finding}"
+    # Issue 25: R00, R0 .. R11 (R5's and R6's rows wait for the cookie and name
+    # readings; R12's, Granian WSGI's blindness, is BLIND_STACKS in stacks.py).
+    for label in ("00", *map(str, range(12))):
+        assert any(i.startswith(f"r{label}-") for i in ids), f"R{label}"
 
 
 def test_blind_stack_relaxes_only_refuse_rows() -> None:

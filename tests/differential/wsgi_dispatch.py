@@ -14,15 +14,21 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 
-def guarded(app: WSGIApplication) -> WSGIApplication:
+def guarded(
+    app: WSGIApplication, *, inspect_all_bodies: bool = False
+) -> WSGIApplication:
     """``app`` behind the default guard; ``/normalize/…`` behind a normalize-mode guard.
 
-    Also arms the server's exit timer (echo.exit_later).
+    ``inspect_all_bodies``: the setting SECURITY.md asks of Bottle. Also arms the
+    server's exit timer (echo.exit_later).
     """
     exit_later()
-    block = Utf8GuardWSGIMiddleware(app)
+    block = Utf8GuardWSGIMiddleware(app, inspect_all_bodies=inspect_all_bodies)
     normalize = Utf8GuardWSGIMiddleware(
-        app, mode="normalize", allow_encoded_separators=True
+        app,
+        mode="normalize",
+        allow_encoded_separators=True,
+        inspect_all_bodies=inspect_all_bodies,
     )
 
     def dispatch(

@@ -220,8 +220,10 @@ SAMPLE_OPTIONS: dict[str, object] = {
     "policy": IDENTIFIER,
     "path_policy": STRICT,
     "max_body_size": 1000,
+    "max_upload_size": 2000,
     "memory_body_size": 100,
     "max_multipart_parts": 10,
+    "windows_upload_names": True,
     "stream_body": True,
     "skip_headers": ["cookie"],
     "allow_encoded_separators": True,
@@ -242,8 +244,11 @@ def test_adapters_take_the_same_options() -> None:
     ]
     assert set(SAMPLE_OPTIONS) == set(GuardOptions.__annotations__)
     expected = GuardConfig(**SAMPLE_OPTIONS)  # type: ignore[arg-type]  # checked
-    for adapter in (Utf8GuardMiddleware, Utf8GuardWSGIMiddleware):
-        assert adapter(asgi_echo, **SAMPLE_OPTIONS).config == expected  # type: ignore[arg-type]
-        assert adapter(asgi_echo, config=expected).config is expected  # type: ignore[arg-type]
+    for adapter, app in (
+        (Utf8GuardMiddleware, asgi_echo),
+        (Utf8GuardWSGIMiddleware, wsgi_echo),
+    ):
+        assert adapter(app, **SAMPLE_OPTIONS).config == expected  # type: ignore[arg-type]
+        assert adapter(app, config=expected).config is expected  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="not both: mode"):
-            adapter(asgi_echo, config=expected, mode="block")  # type: ignore[arg-type]
+            adapter(app, config=expected, mode="block")  # type: ignore[arg-type]

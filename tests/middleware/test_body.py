@@ -165,11 +165,11 @@ def test_parse_media_type(value: bytes, parsed: object) -> None:
 DISPATCH_CASES = [
     ("json", [(b"content-type", b"application/json")], "JsonInspector"),
     ("problem-json", [(b"content-type", b"application/problem+json")], "JsonInspector"),
-    ("text", [(b"content-type", b"text/csv; charset=US-ASCII")], "SniffingInspector"),
+    ("text", [(b"content-type", b"text/csv; charset=US-ASCII")], "_Both"),
     (
         "form",
         [(b"content-type", b"application/x-www-form-urlencoded")],
-        "_FormAndJson",
+        "_Both",
     ),
     (
         "multipart",
@@ -182,7 +182,7 @@ DISPATCH_CASES = [
         [(b"content-type", b"application/octet-stream; charset=utf-16")],
         "unsupported_charset",
     ),
-    ("none", [], "SniffingInspector"),
+    ("none", [], "_Both"),
     ("utf7", [(b"content-type", b"text/plain; charset=utf-7")], "unsupported_charset"),
     (
         "utf16-json",
@@ -202,9 +202,27 @@ DISPATCH_CASES = [
         "unsupported_content_encoding",
     ),
     (
+        "gzip-json",
+        [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")],
+        "DecodingInspector",
+    ),
+    (
+        "brotli-json",
+        [(b"content-type", b"application/json"), (b"content-encoding", b"br")],
+        "unsupported_content_encoding",
+    ),
+    (
+        "gzip-form",
+        [
+            (b"content-type", b"application/x-www-form-urlencoded"),
+            (b"content-encoding", b"gzip"),
+        ],
+        "unsupported_content_encoding",
+    ),
+    (
         "identity",
         [(b"content-type", b"text/plain"), (b"content-encoding", b"identity")],
-        "SniffingInspector",
+        "_Both",
     ),
     (
         "gzip-binary",

@@ -268,12 +268,6 @@ ROWS: Final = [
         "../../etc/passwd",
     ),
     (
-        "filename-device",
-        part(b'name="f"; filename="CON.txt"') + END,
-        "reserved_name",
-        "CON.txt",
-    ),
-    (
         "filename-division-slash",
         part('name="f"; filename="..\u2215x"'.encode()) + END,
         "lookalike",
@@ -304,6 +298,42 @@ def test_guard_refuses_what_a_parser_lets_through(
     assert [finding.kind.value for finding in findings][:1] == [kind]
 
 
+#: Issue 26: rows refused only under ``windows_upload_names`` (a Windows rule).
+WINDOWS_ROWS: Final = [
+    (
+        "filename-device",
+        part(b'name="f"; filename="CON.txt"') + END,
+        "reserved_name",
+        "CON.txt",
+    ),
+    (
+        "filename-colon",
+        part(b'name="f"; filename="Meeting 10:30.pdf"') + END,
+        "reserved_character",
+        "Meeting 10:30.pdf",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "payload"),
+    [row[1:] for row in WINDOWS_ROWS],
+    ids=[row[0] for row in WINDOWS_ROWS],
+)
+def test_windows_names_refused_only_on_request(
+    body: bytes, kind: str, payload: str
+) -> None:
+    # Every parser reads the name as sent: not deceptive, only unsafe on Windows.
+    got = readings(body)
+    for name in ("starlette", "werkzeug", "django"):
+        assert payload in (got[name][0][1] or ""), got
+    default = MultipartInspector(b"XyZ", GuardConfig())
+    assert default.feed(body) + default.finish() == []
+    windows = MultipartInspector(b"XyZ", GuardConfig(windows_upload_names=True))
+    findings = windows.feed(body) + windows.finish()
+    assert [finding.kind.value for finding in findings] == [kind]
+
+
 VALID: Final = [
     (
         "browser-shaped",
@@ -330,6 +360,58 @@ VALID: Final = [
         b"Content-Type: application/json\r\n\r\n"
         b'{"k": "\\u00e4"}\r\n'
         b"--XyZ--",
+    ),
+    (
+        # Issue 26: python-requests sends a file part without a Content-Type
+        # (urllib3 RequestField.make_multipart); every parser reads it as a file.
+        "requests-binary-no-type",
+        b"--XyZ\r\n"
+        b'Content-Disposition: form-data; name="file"; filename="data.bin"\r\n\r\n'
+        b"\x1f\x8b\x08\x00\xc0\xaf\xed\xa0\x80\xff\xfe"
+        b"\r\n--XyZ--\r\n",
+    ),
+    (
+        # httpx labels a file by its extension's guess: x.txt.gz is text/plain
+        "httpx-gz-text-plain",
+        b"--XyZ\r\n"
+        b'Content-Disposition: form-data; name="f"; filename="x.txt.gz"\r\n'
+        b"Content-Type: text/plain\r\n\r\n"
+        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcb\x48\xcd\xc9\xc9\x07\x00"
+        b"\r\n--XyZ--\r\n",
+    ),
+    (
+        # a CSV saved by Excel in cp1252, a Shift_JIS and a UTF-16 text file
+        "legacy-encoded-text-files",
+        b"--XyZ\r\n"
+        b'Content-Disposition: form-data; name="a"; filename="prices.csv"\r\n'
+        b"Content-Type: text/csv\r\n\r\n"
+        + "Café;€ 3\r\n".encode("cp1252")
+        + b"\r\n--XyZ\r\n"
+        b'Content-Disposition: form-data; name="b"; filename="memo.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\n"
+        + "日本語のメモ".encode("shift_jis")
+        + b"\r\n--XyZ\r\n"
+        b'Content-Disposition: form-data; name="c"; filename="notes.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\n"
+        + "naïve".encode("utf-16")
+        + b"\r\n--XyZ--\r\n",
+    ),
+    (
+        # names Windows refuses, which macOS and Linux users send (issue 26)
+        "windows-reserved-names",
+        b"--XyZ\r\n"
+        b'Content-Disposition: form-data; name="a"; filename="Q&A?.pdf"\r\n'
+        b"Content-Type: application/pdf\r\n\r\n%PDF-1.7"
+        b"\r\n--XyZ\r\n"
+        b'Content-Disposition: form-data; name="b"; filename="con.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\nx"
+        b"\r\n--XyZ\r\n"
+        b'Content-Disposition: form-data; name="c"; filename="notes."\r\n'
+        b"Content-Type: text/plain\r\n\r\ny"
+        b"\r\n--XyZ\r\n"
+        b'Content-Disposition: form-data; name="d"; filename="Wait\xe2\x80\xa6.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\nz"
+        b"\r\n--XyZ--\r\n",
     ),
     (
         # Werkzeug's test client opens with a CRLF

@@ -7,7 +7,7 @@ decisions live in a framework-free, sans-I/O engine shared by every adapter; no 
 framework is imported here.
 """
 
-from ._config import GuardConfig
+from ._config import GuardConfig, GuardOptions, Mode
 from ._finding import Finding, Location, RequestKind, RequestSummary, ViolationEvent
 from ._respond import Refusal
 from .asgi import Utf8GuardMiddleware
@@ -16,7 +16,9 @@ from .wsgi import Utf8GuardWSGIMiddleware
 __all__ = [
     "Finding",
     "GuardConfig",
+    "GuardOptions",
     "Location",
+    "Mode",
     "Refusal",
     "RequestKind",
     "RequestSummary",

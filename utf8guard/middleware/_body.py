@@ -7,10 +7,19 @@ from functools import lru_cache
 from typing import Final
 
 from ._config import GuardConfig
+from ._decompress import decoding_inspector
 from ._finding import Finding, RequestKind
 from ._form import FormInspector
 from ._json import JsonInspector
-from ._mediatype import UTF8_CHARSETS, extended_parameter, media_kind, parse_media_type
+from ._mediatype import (
+    SPACED_EQUALS,
+    UTF8_CHARSETS,
+    extended_parameter,
+    has_parameter_escape,
+    is_valid_boundary,
+    media_kind,
+    parse_media_type,
+)
 from ._multipart import MAX_BOUNDARY_BYTES, MultipartInspector
 from ._sniff import SniffingInspector
 from ._text import BodyInspector, body_finding
@@ -31,8 +40,9 @@ def body_inspector(
     ``text/*`` type is checked as UTF-8 text, and as JSON when it starts like JSON;
     a body of any other (binary) type gets the JSON checks when it starts like JSON
     and passes untouched otherwise, or is checked as text with
-    ``inspect_all_bodies``. A compressed body of a binary type passes: it cannot be
-    sniffed, and frameworks do not decompress it before parsing.
+    ``inspect_all_bodies``. A compressed body of a binary type passes: frameworks do
+    not decompress it before parsing. A JSON body in gzip or deflate is checked
+    decoded (:mod:`._decompress`); other compressed bodies are refused.
     """
     types: list[bytes] = []
     codings: list[bytes] = []
@@ -48,17 +58,24 @@ def body_inspector(
     if isinstance(inspector, Finding):
         return inspector
     if codings and codings[0].strip().lower() not in (b"", b"identity"):
-        binary = isinstance(inspector, SniffingInspector) and inspector.binary
-        return (
-            None if binary else body_finding(RequestKind.UNSUPPORTED_CONTENT_ENCODING)
-        )
+        if isinstance(inspector, SniffingInspector) and inspector.binary:
+            return None
+        # Issue 26: a JSON body in gzip or deflate is checked decoded. Only JSON:
+        # frameworks parse a form, multipart or text body's raw bytes whatever its
+        # Content-Encoding, and a gzip header's FNAME or a stored block carries any
+        # bytes there; raw gzip or zlib bytes are never a JSON text (1f 8b, and a
+        # zlib header then deflate blocks), so json.loads of them fails.
+        if isinstance(inspector, JsonInspector):
+            return decoding_inspector(codings[0], inspector, config.max_body_size)
+        return body_finding(RequestKind.UNSUPPORTED_CONTENT_ENCODING)
     return inspector
 
 
 def body_kind(content_type: bytes | None, config: GuardConfig) -> str | RequestKind:
     """What a body of this Content-Type gets: ``sniff`` (no type, ``text/*``, or any
     type with ``inspect_all_bodies``), ``binary`` (sniffed, passes unless JSON),
-    ``json``, ``form``, ``multipart``, or the refusal its parameters earn."""
+    ``json``, ``json+form`` (a JSON type with ``inspect_all_bodies``), ``form``,
+    ``multipart``, or the refusal its parameters earn."""
     kind = _kind(content_type, config.inspect_all_bodies)
     return kind if isinstance(kind, RequestKind) else kind[0]
 
@@ -79,19 +96,41 @@ def _kind(
     refused = extended_parameter(params)
     if refused is not None:
         return refused
+    if has_parameter_escape(content_type):
+        return RequestKind.PARAMETER_ESCAPE
+    if SPACED_EQUALS.search(content_type):
+        return RequestKind.AMBIGUOUS_PARAMETER
     # Issue 11 §3: one charset, on every media type. Django decodes request.GET with
     # the charset of any Content-Type (request.encoding), binary or bodiless too:
     # "?x=%2BADw-" is "<" under "application/octet-stream; charset=utf-7".
     if params.get("charset", "utf-8").lower() not in UTF8_CHARSETS:
         return RequestKind.UNSUPPORTED_CHARSET
     kind = media_kind(media_type)
+    boundary = params.get("boundary", "").encode("latin-1")
+    # RFC 2046 §5.1.1 on every multipart type, read by the guard or not: Bottle
+    # reads any multipart/* as form-data (found by fuzz_framing).
+    if "boundary" in params and media_type.startswith("multipart/"):
+        if not is_valid_boundary(boundary):
+            return RequestKind.MULTIPART_INVALID_BOUNDARY
+    if kind == "wildcard":
+        # Falcon reads a wildcard type with whichever handler matches (issue 25 R1).
+        kind = "multipart" if "boundary" in params else "form"
+    if inspect_all:
+        # Bottle reads every multipart/* body as form-data and every other body
+        # as a form, JSON types too (issue 25 R2): the readings no default can
+        # give without refusing honest uploads.
+        if media_type.startswith("multipart/"):
+            kind = "multipart"
+        elif kind == "json":
+            return "json+form", b""
     if kind is None and not inspect_all:
         return "binary", b""
     if kind is None or kind == "text":
         return "sniff", b""
-    boundary = params.get("boundary", "").encode("latin-1")
     if kind == "multipart" and not 1 <= len(boundary) <= MAX_BOUNDARY_BYTES:
         return RequestKind.MALFORMED_MULTIPART
+    if kind == "multipart" and not is_valid_boundary(boundary):
+        return RequestKind.MULTIPART_INVALID_BOUNDARY  # a wildcard type's
     return kind, boundary
 
 
@@ -104,34 +143,56 @@ def inspector_for(
     if isinstance(found, RequestKind):
         return body_finding(found)
     kind, boundary = found
-    if kind == "sniff" or kind == "binary":
-        return SniffingInspector(config.policy, binary=kind == "binary")
+    if kind == "binary":
+        return SniffingInspector(config.policy, binary=True)
+    if kind == "sniff":
+        # Bottle reads a form from every body that is not multipart, WebOb from a
+        # body with no Content-Type (issue 25 R2, R8): its decoded fields too.
+        # The text reading first: its findings are the fixable ones (normalize mode).
+        text = SniffingInspector(config.policy, binary=False)
+        return _Both(text, FormInspector(config.policy, escapes=False))
     if kind == "json":
         return JsonInspector(config.policy)
+    if kind == "json+form":
+        form = FormInspector(config.policy, escapes=False)
+        return _Both(JsonInspector(config.policy), form)
     if kind == "form":
         sniff = SniffingInspector(config.policy, binary=True)
-        return _FormAndJson(FormInspector(config.policy), sniff)
+        return _Both(FormInspector(config.policy), sniff)  # form findings first
     return MultipartInspector(boundary, config)
 
 
-class _FormAndJson:
-    """A form body: checked as a form, and as JSON too when it starts like JSON.
+class _Both:
+    """A body checked as a form and as JSON or text: each reading a framework has.
 
     ``request.json()`` (Starlette) and ``json.loads(request.body)`` read a body as
     JSON whatever its Content-Type says (issue 11 F9), the form type included, while
-    Werkzeug and Django parse the same body as a form.
+    Werkzeug and Django parse the same body as a form; Bottle and WebOb parse a text
+    or untyped body as a form (issue 25).
     """
 
-    def __init__(self, form: FormInspector, sniff: SniffingInspector) -> None:
-        self._form = form
-        self._sniff = sniff
+    def __init__(self, first: BodyInspector, second: BodyInspector) -> None:
+        self._first = first
+        self._second = second
+        self._seen: set[tuple[object, int]] = set()
 
     @property
     def checked(self) -> int:
-        return min(self._form.checked, self._sniff.checked)
+        return min(self._first.checked, self._second.checked)
 
     def feed(self, chunk: bytes) -> list[Finding]:
-        return self._form.feed(chunk) + self._sniff.feed(chunk)
+        return self._new(self._first.feed(chunk) + self._second.feed(chunk))
 
     def finish(self) -> list[Finding]:
-        return self._form.finish() + self._sniff.finish()
+        return self._new(self._first.finish() + self._second.finish())
+
+    def _new(self, findings: list[Finding]) -> list[Finding]:
+        """``findings`` less those both readings made (a raw invalid byte is one to
+        each); each reading bounds its own, so ``_seen`` stays small."""
+        fresh = []
+        for finding in findings:
+            key = (finding.kind, finding.offset)
+            if key not in self._seen:
+                self._seen.add(key)
+                fresh.append(finding)
+        return fresh

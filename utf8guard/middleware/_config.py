@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -19,8 +20,10 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_BODY_BYTES",
     "MAX_MULTIPART_PARTS",
+    "MAX_UPLOAD_BYTES",
     "MEMORY_BODY_BYTES",
     "MODES",
+    "OPTION_NAMES",
     "GuardConfig",
     "GuardOptions",
     "Mode",
@@ -38,6 +41,10 @@ MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 #: up to 1000 more in Starlette and 100 in Django, so a form of 1000 fields and some
 #: files that those take is refused here).
 MAX_MULTIPART_PARTS: Final = 1000
+#: Issue 26: default limit on the file contents of a multipart body, counted apart
+#: from ``max_body_size`` (which caps the fields and headers): Starlette and Django
+#: stream files to disk without a cap, so this one is generous; None turns it off.
+MAX_UPLOAD_BYTES: Final = 1024 * 1024 * 1024
 #: Bodies held for validation stay in memory up to this size, then spool to a
 #: temporary file (as ``tempfile.SpooledTemporaryFile`` does).
 MEMORY_BODY_BYTES: Final = 1024 * 1024
@@ -53,7 +60,10 @@ class GuardConfig:
     NFKC look-alikes of ``/``, ``\\`` and ``.`` are refused in paths; header values
     and cookies refuse CR, LF and NUL; a body of an inspected type is read and
     validated completely before the application sees any of it, and bodies with no
-    Content-Type or a binary type that starts like JSON are inspected too.
+    Content-Type or a binary type that starts like JSON are inspected too. A
+    multipart file's content is not inspected: ``max_body_size`` caps the rest of the
+    body, ``max_upload_size`` (1 GiB) the files; upload names are refused only for
+    what is unsafe on every platform unless ``windows_upload_names``.
 
     ``on_refuse`` shapes the refusal response (see :class:`Refusal`);
     ``exclude_paths`` lists routes the guard leaves to the application (see
@@ -72,9 +82,17 @@ class GuardConfig:
     policy: Policy = STRICT
     path_policy: Policy | None = None
     max_body_size: int = MAX_BODY_BYTES
+    #: Bytes of file content (parts with a filename) a multipart body may carry, on
+    #: top of ``max_body_size``; None: no limit.
+    max_upload_size: int | None = MAX_UPLOAD_BYTES
     memory_body_size: int = MEMORY_BODY_BYTES
     #: Parts a multipart body may have; one more is ``multipart_too_many_parts``.
     max_multipart_parts: int = MAX_MULTIPART_PARTS
+    #: Refuse upload names that Windows refuses or alters too (``< > : " | ? *``,
+    #: device names such as ``con.txt``, a trailing dot or space) and names over 255
+    #: bytes. Off by default: those names are safe to receive, and
+    #: ``utf8guard.paths.safe_filename`` makes any name safe to store.
+    windows_upload_names: bool = False
     stream_body: bool = False
     skip_headers: Collection[str] = ()
     allow_encoded_separators: bool = False
@@ -110,7 +128,10 @@ class GuardConfig:
                 raise TypeError(f"{name} must be a Policy, not {type(value).__name__}")
         for name in ("max_body_size", "memory_body_size", "max_multipart_parts"):
             _check_size(name, getattr(self, name))
+        if self.max_upload_size is not None:
+            _check_size("max_upload_size", self.max_upload_size)
         for name in (
+            "windows_upload_names",
             "stream_body",
             "allow_encoded_separators",
             "allow_lookalike_separators",
@@ -205,8 +226,10 @@ class GuardOptions(TypedDict, total=False):
     policy: Policy
     path_policy: Policy | None
     max_body_size: int
+    max_upload_size: int | None
     memory_body_size: int
     max_multipart_parts: int
+    windows_upload_names: bool
     stream_body: bool
     skip_headers: Collection[str]
     allow_encoded_separators: bool
@@ -227,9 +250,14 @@ def configure(config: GuardConfig | None, options: Mapping[str, object]) -> Guar
         ValueError: a bad option value (see :class:`GuardConfig`).
     """
     if config is None:
-        unknown = sorted(set(options) - _OPTION_NAMES)
+        unknown = sorted(set(options) - OPTION_NAMES)
         if unknown:
-            raise TypeError(f"unknown option {unknown[0]!r}")
+            near = difflib.get_close_matches(unknown[0], OPTION_NAMES, n=1)
+            guess = f" (did you mean {near[0]!r}?)" if near else ""
+            raise TypeError(
+                f"unknown option {unknown[0]!r}{guess}; the options are: "
+                + ", ".join(sorted(OPTION_NAMES))
+            )
         return GuardConfig(**options)  # type: ignore[arg-type]  # checked in __post_init__
     if not isinstance(config, GuardConfig):
         raise TypeError(f"config must be a GuardConfig, not {type(config).__name__}")
@@ -239,4 +267,5 @@ def configure(config: GuardConfig | None, options: Mapping[str, object]) -> Guar
     return config
 
 
-_OPTION_NAMES: Final = frozenset(f.name for f in fields(GuardConfig) if f.init)
+#: The keyword options of every adapter (GuardConfig's fields).
+OPTION_NAMES: Final = frozenset(f.name for f in fields(GuardConfig) if f.init)

@@ -13,7 +13,9 @@ from typing import Final
 from ._body import body_inspector
 from ._clean import is_clean_head
 from ._config import GuardConfig
+from ._decompress import DecodingInspector
 from ._finding import Action, Finding, RequestKind, RequestSummary, ScopeType
+from ._multipart import MultipartInspector
 from ._problem import Problem, invalid_request, too_large
 from ._report import RequestReport
 from ._request import RequestHead, inspect_head, normalize_head
@@ -163,12 +165,14 @@ class BodyCheck:
         else:
             self._inspector = inspector
         may_pass = isinstance(inspector, SniffingInspector) and inspector.binary
+        limit = self._declared_limit()
         if (
             self._inspector is not None
             and not may_pass
-            and self._over_limit(_declared_length(headers))
+            and limit is not None
+            and self._over_limit(_declared_length(headers), limit)
         ):
-            self.refusal = self._too_large()
+            self.refusal = self._too_large(limit)
         if self._inspector is None or self.refusal is not None:
             self._report.emit()
 
@@ -196,8 +200,16 @@ class BodyCheck:
             self._inspector = None
             self._report.emit()  # decided: the rest passes unread
             return None
-        if self._over_limit(self._received):
-            return self._too_large()
+        files = inspector.file_bytes if isinstance(inspector, MultipartInspector) else 0
+        if self._over_limit(self._received - files, self._config.max_body_size):
+            return self._too_large(self._config.max_body_size)
+        # Decoded past the limit or the ratio cap (report mode: the check stopped).
+        decoded = isinstance(inspector, DecodingInspector) and inspector.too_large
+        if decoded and self._config.mode != "report":
+            return self._too_large(self._config.max_body_size)
+        uploads = self._config.max_upload_size
+        if uploads is not None and self._over_limit(files, uploads):
+            return self._too_large(uploads)
         return self._decide(findings) or (self.finish() if last else None)
 
     def finish(self) -> Problem | None:
@@ -221,19 +233,26 @@ class BodyCheck:
         finding = body_finding(RequestKind.UNREADABLE_BODY, self._received)
         return self._decide([finding])
 
-    def _too_large(self) -> Problem:
+    def _too_large(self, limit: int) -> Problem:
+        """The 413 for a body over ``limit`` bytes."""
         report = self._report
-        problem = refuse(
-            too_large(self._config.max_body_size), (), report.request, self._config
-        )
+        problem = refuse(too_large(limit), (), report.request, self._config)
         report.refused(problem[0])
         report.emit()
         return problem
 
-    def _over_limit(self, size: int | None) -> bool:
+    def _over_limit(self, size: int | None, limit: int) -> bool:
         # Report mode lets every request through unchanged, so it enforces no limit.
-        limit = self._config.max_body_size
         return size is not None and size > limit and self._config.mode != "report"
+
+    def _declared_limit(self) -> int | None:
+        """The most a Content-Length may say: ``max_body_size``, plus
+        ``max_upload_size`` for a multipart body (None: no limit)."""
+        limit = self._config.max_body_size
+        if not isinstance(self._inspector, MultipartInspector):
+            return limit
+        uploads = self._config.max_upload_size
+        return None if uploads is None else limit + uploads
 
     def _decide(self, findings: list[Finding]) -> Problem | None:
         if not findings:

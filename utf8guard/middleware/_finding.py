@@ -20,6 +20,7 @@ __all__ = [
     "ScopeType",
     "ViolationEvent",
     "safe_name",
+    "title",
 ]
 
 #: What the guard did about a request's findings (report mode lets it through as is).
@@ -67,9 +68,19 @@ class RequestKind(str, enum.Enum):
     #: a second Content-Type or Content-Encoding field (RFC 9110 §5.3: singletons whose
     #: duplicates two parsers may resolve differently)
     DUPLICATE_HEADER = "duplicate_header"
-    #: a Content-Encoding other than identity on a body the guard must inspect, or a
-    #: multipart part with a Content-Transfer-Encoding such as base64
+    #: a Content-Encoding other than identity, gzip or deflate on a body the guard
+    #: must inspect, a list of codings, or a multipart part with a
+    #: Content-Transfer-Encoding such as base64
     UNSUPPORTED_CONTENT_ENCODING = "unsupported_content_encoding"
+    #: a gzip or deflate body that does not decode, ends early, or has bytes after
+    #: its end (RFC 1950, RFC 1952): each decoder would stop at another byte
+    MALFORMED_CONTENT_ENCODING = "malformed_content_encoding"
+    #: a backslash or ``%`` anywhere in a Content-Type, of the request or of a
+    #: multipart part (issue 25 R0, R00): RFC 9110 §5.6.4 reads ``"x\\\\"`` as ``x\\``,
+    #: ``email.message``, ``cgi`` and Django as an escaped quote that runs on into
+    #: the next parameters (``charset=utf-7``); Werkzeug, Sanic and Litestar
+    #: percent-decode values (``boundary=Xy%22Z`` is ``Xy"Z``). No client sends either
+    PARAMETER_ESCAPE = "parameter_escape"
     #: a JSON ``\\u`` escape of a lone surrogate (RFC 8259 §8.2)
     JSON_SURROGATE_ESCAPE = "json_surrogate_escape"
     #: a JSON ``\\u`` escape not followed by four hex digits (RFC 8259 §7)
@@ -157,9 +168,92 @@ class RequestKind(str, enum.Enum):
     #: ``DATA_UPLOAD_MAX_NUMBER_FIELDS``: 1000 each); refused at the delimiter that
     #: opens the first part too many
     MULTIPART_TOO_MANY_PARTS = "multipart_too_many_parts"
+    # multipart (issue 25): the canonical subset that every stack reads alike
+    #: a boundary with a byte outside RFC 2046 §5.1.1 ``bchars`` (``"``, ``\\``,
+    #: ``;``, ``%``, controls) or ending in a space (``"XyZ "``): parsers strip,
+    #: unquote or decode it differently, and Bottle and WebOb answer 500 (R4, R11)
+    MULTIPART_INVALID_BOUNDARY = "multipart_invalid_boundary"
+    #: a part header other than Content-Disposition, Content-Type and
+    #: Content-Transfer-Encoding, the ones browsers, curl, requests and httpx send
+    #: (RFC 7578 §4.8: other fields MUST be ignored): ``cgi`` (WebOb) frames a part by
+    #: its Content-Length, and ``Content-Length: x`` is a 500 there (R11)
+    MULTIPART_UNEXPECTED_HEADER = "multipart_unexpected_header"
+    #: a part typed as a form or multipart (``application/x-www-form-urlencoded``,
+    #: ``multipart/mixed``, a wildcard type): Falcon parses it as a nested form, whose
+    #: fields and files the guard does not read (R9, R10; RFC 7578 §4.3 deprecates
+    #: ``multipart/mixed`` parts)
+    MULTIPART_NESTED_BODY = "multipart_nested_body"
 
     def __str__(self) -> str:
         return self.value
+
+
+#: Issue 26: a problem title per family of kinds (RFC 9457 §3.1.3: the title names
+#: the problem type; "not valid UTF-8" only for ill-formed UTF-8 itself). Kinds not
+#: listed here are the ill-formed ones of Table 3-7.
+_FAMILIES: Final[tuple[tuple[str, frozenset[str]], ...]] = (
+    (
+        "Request holds characters the server refuses",
+        frozenset(
+            {"noncharacter", "nul", "control", "bidi_control", "private_use", "bom"}
+        ),
+    ),
+    ("Unsafe file name", frozenset(PathKind) - frozenset(Kind)),
+    (
+        "Ambiguous request framing",
+        frozenset(
+            {
+                "ambiguous_framing",
+                "duplicate_header",
+                "unreadable_body",
+                "malformed_multipart",
+                "ambiguous_parameter",
+                "parameter_escape",
+                "invalid_header_name",
+                *(kind for kind in RequestKind if kind.startswith("multipart_")),
+            }
+        ),
+    ),
+    (
+        "Unsupported encoding",
+        frozenset(
+            {
+                "unsupported_charset",
+                "non_utf8_json",
+                "unsupported_content_encoding",
+                "malformed_content_encoding",
+            }
+        ),
+    ),
+    (
+        "Ambiguous escape or path",
+        frozenset(
+            {
+                "malformed_escape",
+                "nonstandard_escape",
+                "double_encoding",
+                "encoded_separator",
+                "encoded_dot_segment",
+                "ambiguous_dot_segment",
+                "lookalike_separator",
+                "non_ascii_target",
+                "cookie_octal_escape",
+                "json_surrogate_escape",
+                "malformed_json_escape",
+            }
+        ),
+    ),
+)
+#: The title of ill-formed UTF-8 (and of a refusal that lists no finding).
+INVALID_UTF8_TITLE: Final = "Request is not valid UTF-8"
+
+
+def title(kind: Kind | RequestKind | PathKind | None) -> str:
+    """The problem title of a refusal whose first finding is of ``kind``."""
+    for name, kinds in _FAMILIES:
+        if kind in kinds:
+            return name
+    return INVALID_UTF8_TITLE
 
 
 #: The longest name shown in reports and logs.

@@ -57,12 +57,15 @@ class FormInspector:
     memory). After a violation the rest of that name or value is skipped, so each
     gets at most one finding; at most ``MAX_BODY_FINDINGS`` are reported per body,
     then inspection stops. A ``%`` escape split across chunks waits for its end (at
-    most 2 bytes held). Findings here are never fixable: normalize mode cannot
-    re-encode a form safely, so it blocks.
+    most 2 bytes held). ``escapes=False`` lets a malformed escape (``50% off``)
+    pass: the reading of a body that is a form only to some frameworks (issue 25
+    R2, R8), where a ``%`` is mostly just text. Findings here are never fixable:
+    normalize mode cannot re-encode a form safely, so it blocks.
     """
 
-    def __init__(self, policy: Policy) -> None:
+    def __init__(self, policy: Policy, *, escapes: bool = True) -> None:
         self._policy = policy
+        self._escapes = escapes
         self._utf8 = IncrementalValidator(policy)
         self._fed = 0  # decoded bytes fed to _utf8
         self._tail: list[int] = []  # raw offsets of the bytes _utf8 holds (<= 3)
@@ -105,9 +108,9 @@ class FormInspector:
         findings: list[Finding] = []
         if not self._done:
             decoded = percent_decode(buf[:cut])  # "+" left alone: ASCII as " " is
-            findings = self._escape_errors(buf, decoded) + self._validate(
-                buf, cut, decoded
-            )
+            findings = self._validate(buf, cut, decoded)
+            if self._escapes:
+                findings += self._escape_errors(buf, decoded)
             if _CHARSET_NAME + b"=" in decoded.data.lower():
                 findings += self._charsets(buf, cut)  # rare: its regex is slow
             if self._second.pending or b"%" in decoded.data:

@@ -12,8 +12,11 @@ from ._finding import RequestKind
 
 __all__ = [
     "JSON_MEDIA_TYPES",
+    "SPACED_EQUALS",
     "UTF8_CHARSETS",
     "extended_parameter",
+    "has_parameter_escape",
+    "is_valid_boundary",
     "media_kind",
     "parse_media_type",
 ]
@@ -56,18 +59,63 @@ JSON_MEDIA_TYPES: Final = frozenset(
 )
 
 
+#: Types a framework reads as a urlencoded form: the standard one, and the
+#: misspelling Werkzeug's form parser (Flask, Quart) reads too (issue 25 R7).
+FORM_MEDIA_TYPES: Final = frozenset(
+    {"application/x-www-form-urlencoded", "application/x-url-encoded"}
+)
+
+
 def media_kind(media_type: str) -> str | None:
-    """Which inspector a media type gets: json, text, form, multipart or None."""
+    """Which inspector a media type gets: json, text, form, multipart, wildcard
+    or None.
+
+    ``wildcard``: a ``*`` in the type or subtype, which has no meaning in a
+    Content-Type (RFC 9110 §8.3.1: ranges are for Accept) but which Falcon matches
+    against its form and multipart handlers (issue 25 R1).
+    """
     main, _, sub = media_type.partition("/")
     if media_type in JSON_MEDIA_TYPES or sub.endswith("+json"):
         return "json"
     if main == "text":
         return "text"
-    if media_type == "application/x-www-form-urlencoded":
+    if media_type in FORM_MEDIA_TYPES:
         return "form"
     if media_type == "multipart/form-data":
         return "multipart"
+    if "*" in media_type:
+        return "wildcard"
     return None
+
+
+def has_parameter_escape(content_type: bytes) -> bool:
+    """True when a Content-Type holds a backslash or a ``%`` (``parameter_escape``).
+
+    The canonical subset (issue 25): parameters as tokens or quoted strings without
+    quoted pairs or percent escapes, as every client sends them, so that RFC 9110's
+    reading, ``email.message``'s and Werkzeug's percent-decoding agree.
+    """
+    return b"\\" in content_type or b"%" in content_type
+
+
+#: Whitespace around a parameter's "=", which RFC 9110 §5.6.6 does not allow:
+#: Django and email strip it, Werkzeug reads ``boundary=\t"a"`` as no boundary at
+#: all (found by fuzz_framing); no client sends it.
+SPACED_EQUALS: Final = re.compile(rb"[ \t]=|=[ \t]")
+
+#: RFC 2046 §5.1.1: bchars := bcharsnospace / " ", with
+#: bcharsnospace := DIGIT / ALPHA / "'" / "(" / ")" / "+" / "_" / "," / "-" / "." /
+#: "/" / ":" / "=" / "?"; boundary := 0*69<bchars> bcharsnospace.
+_BOUNDARY: Final = re.compile(rb"[0-9A-Za-z'()+_,\-./:=? ]*[0-9A-Za-z'()+_,\-./:=?]")
+
+
+def is_valid_boundary(boundary: bytes) -> bool:
+    """True when ``boundary`` is RFC 2046 §5.1.1 ``bchars`` with no trailing space.
+
+    >>> is_valid_boundary(b"----WebKitFormBoundary7MA4"), is_valid_boundary(b"XyZ ")
+    (True, False)
+    """
+    return _BOUNDARY.fullmatch(boundary) is not None
 
 
 #: RFC 2231 §4: ext-value = charset "'" [ language ] "'" value-chars (pct-encoded).

@@ -86,7 +86,7 @@ class MultipartInspector:
     UTF-8; ``filename`` and ``filename*`` get the name rules of
     :mod:`utf8guard.paths`. A part without a (non-empty) ``filename`` is a form
     field and is checked as text, or as JSON when so typed, whatever else its
-    Content-Type says; a file is checked only when its type is text or JSON.
+    Content-Type says; a file's content is bytes and is not checked (issue 26).
 
     A body of more than ``config.max_multipart_parts`` parts is refused at the
     delimiter that opens the first part too many: each part costs a fixed amount,
@@ -101,10 +101,13 @@ class MultipartInspector:
     """
 
     def __init__(self, boundary: bytes, config: GuardConfig) -> None:
+        self._boundary = boundary
         self._dash = b"--" + boundary
         self._max_parts = config.max_multipart_parts
         self._policy = config.policy
-        self._rules = plan_rules(config.policy, config.effective_path_policy)
+        self._rules = plan_rules(
+            config.policy, config.effective_path_policy, config.windows_upload_names
+        )
         self._buf = b""
         self._pos = 0  # index in _buf of the first byte not yet consumed
         self._base = 0  # stream offset of _buf[0]
@@ -120,6 +123,9 @@ class MultipartInspector:
         self._received = 0
         self._found = 0
         self._parts = 0  # parts opened so far
+        #: Content bytes of file parts so far, which no check reads (issue 26): the
+        #: body limit leaves them to ``max_upload_size``.
+        self.file_bytes = 0
 
     @property
     def _offset(self) -> int:
@@ -235,18 +241,25 @@ class MultipartInspector:
 
     def _content(self, findings: list[Finding]) -> bool:
         """A part's content, up to a delimiter line ``CRLF --boundary``."""
-        found = self._buf.find(self._dash, self._scan)
+        # The boundary, dashes or not: Sanic splits at every occurrence (issue 25
+        # R3), and RFC 2046 §5.1.1 lets no part hold it.
+        found = self._buf.find(self._boundary, self._scan)
         if found < 0:
-            # The last len(dash) - 1 bytes may start a boundary; the two before
-            # that may be its CRLF.
+            # The last len(boundary) - 1 bytes may start a boundary; the four
+            # before that may be its CRLF and dashes.
             count = len(self._buf) - len(self._dash) - 1 - self._pos
             if count > 0:
                 part = self._inspector()
                 data = self._consume(count)
                 if part is not None:
                     findings += part.feed(data)
-            self._scan = max(self._scan, len(self._buf) - len(self._dash) + 1)
+                else:
+                    self.file_bytes += count
+            self._scan = max(self._scan, len(self._buf) - len(self._boundary) + 1)
             return False
+        if found < self._pos + 2 or not self._buf.startswith(b"--", found - 2):
+            return self._stray_delimiter(findings, found, dashed=False)
+        found -= 2
         # RFC 2046 §5.1.1: delimiter := CRLF dash-boundary; the CRLF is not content,
         # and is in the content's bytes, not the header block's blank line.
         if found - 2 < self._pos or not self._buf.startswith(b"\r\n", found - 2):
@@ -258,7 +271,9 @@ class MultipartInspector:
             plan, self._buf[self._pos : end], self._policy
         ):
             part = self._inspector()
-            if part is not None:
+            if part is None:
+                self.file_bytes += end - self._pos
+            else:
                 data = self._buf[self._pos : end]
                 findings += part.feed(data) + part.finish()
         self._plan = self._part = None
@@ -267,9 +282,12 @@ class MultipartInspector:
         self._state = _DELIMITER
         return True
 
-    def _stray_delimiter(self, findings: list[Finding], found: int) -> bool:
-        """Refuse ``--boundary`` found in content but not after CRLF."""
-        bare = found > self._pos and self._buf[found - 1] in b"\r\n"
+    def _stray_delimiter(
+        self, findings: list[Finding], found: int, *, dashed: bool = True
+    ) -> bool:
+        """Refuse ``--boundary`` found in content but not after CRLF, or the
+        boundary without its dashes (``dashed=False``)."""
+        bare = dashed and found > self._pos and self._buf[found - 1] in b"\r\n"
         kind = RequestKind.MULTIPART_BARE_LINE_BREAK
         if not bare:
             kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
@@ -334,7 +352,7 @@ class MultipartInspector:
             block = self._buf[start:block_end]
             # A whole block within the limit, every CR and LF in a CRLF and no
             # boundary: what the checks below pass, in fewer calls.
-            if _paired_line_breaks(block) and self._dash not in block:
+            if _paired_line_breaks(block) and self._boundary not in block:
                 return self._accept(findings, block, block_end)
         searched = len(self._buf) if block_end < 0 else block_end
         # Each verdict looks at the same bytes however the block arrives: at most
@@ -353,8 +371,10 @@ class MultipartInspector:
         if block_end < 0:
             self._scan = len(self._buf)
             return False
-        stray = self._buf.find(self._dash, start, block_end)
+        stray = self._buf.find(self._boundary, start, block_end)
         if stray >= 0:
+            if stray >= start + 2 and self._buf.startswith(b"--", stray - 2):
+                stray -= 2
             kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
             return self._fail(findings, kind, stray)
         return self._accept(findings, self._buf[start:block_end], block_end)

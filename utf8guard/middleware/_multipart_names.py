@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 from collections.abc import Callable
 from functools import partial
 from typing import Final
 
-from .._pathrules import PathKind, char_violations, name_violations
+from .._pathrules import (
+    TYPOGRAPHIC_DOTS,
+    PathKind,
+    Platform,
+    char_violations,
+    name_violations,
+)
 from .._policy import Policy
 from .._scan import find_violation
 from .._violation import Kind
@@ -27,8 +34,15 @@ __all__ = ["filename_refusal", "name_refusal"]
 Params = dict[str, tuple[int, bytes]]
 #: Why a parameter is refused, and its offset.
 Refusal = tuple[Kind | RequestKind | PathKind, int]
-#: Filenames travel: the Windows name rules apply on every host.
-NAME_PLATFORM: Final = "universal"
+#: Issue 26: by default an upload name is refused only for what is unsafe or
+#: deceptive on every platform, so the POSIX set (separators, dot names, controls,
+#: bidi and default-ignorable characters, look-alikes) and no length limit: the
+#: header block's limit bounds a name. ``windows_upload_names`` adds Windows's
+#: reserved characters, device names, trailing dots and spaces, and the 255-byte
+#: limit, for an app that saves under the client's name; storing a name safely is
+#: ``utf8guard.paths.safe_filename``'s job either way.
+NAME_PLATFORM: Final[Platform] = "posix"
+WINDOWS_NAME_PLATFORM: Final[Platform] = "universal"
 #: HTML §13.2.5.73-80: a numeric character reference, "&#" digits or "&#x" hex digits.
 _NUMERIC_REFERENCE: Final = re.compile(r"&#(?:[xX]([0-9A-Fa-f]+)|([0-9]+))")
 
@@ -58,30 +72,39 @@ def name_refusal(params: Params, policy: Policy) -> Refusal | None:
     return _extended_refusal(params, "name*", refused)
 
 
-def filename_refusal(params: Params, policy: Policy) -> Refusal | None:
+def filename_refusal(
+    params: Params, policy: Policy, *, windows: bool = False
+) -> Refusal | None:
     """The first refusal in ``filename`` or ``filename*``, and that parameter's offset.
 
     Findings point at the parameter, not into its value: the value may be quoted or
-    percent-encoded, and the parameter is what a reader looks for.
+    percent-encoded, and the parameter is what a reader looks for. ``windows``: the
+    Windows name rules apply too (see :data:`NAME_PLATFORM`).
     """
+    unsafe = partial(_unsafe_name, policy=policy, windows=windows)
     if "filename" in params:
         at, plain = params["filename"]
         # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
-        # it: check the reading with the quote, which Windows refuses in names.
+        # it: check the reading with the quote (Windows's rules refuse it).
         quoted = plain.replace(b"%22", b'"')
-        refused = _unsafe_name(quoted, policy)
+        refused = unsafe(quoted)
         if refused is not None:
             return refused, at
         # Django reads HTML character references in a filename (&#47; is "/",
         # &#x2215; a slash look-alike): its reading gets the same rules, unless it
         # is the name just checked (no "&" and no "%22": most names).
         text = plain.decode()
-        unescaped = html.unescape(text).encode()
+        try:
+            unescaped = html.unescape(text).encode()
+        except ValueError:
+            # A decimal reference past int()'s digit limit (CVE-2020-10735):
+            # html.unescape raises, so Django's reading of the name fails (500).
+            return Kind.OUT_OF_RANGE, at
         if unescaped != quoted:
-            refused = _reference_refusal(text) or _unsafe_name(unescaped, policy)
+            refused = _reference_refusal(text) or unsafe(unescaped)
             if refused is not None:
                 return refused, at
-    return _extended_refusal(params, "filename*", partial(_unsafe_name, policy=policy))
+    return _extended_refusal(params, "filename*", unsafe)
 
 
 def _extended_refusal(
@@ -117,22 +140,26 @@ def _reference_refusal(text: str) -> Kind | None:
     return None
 
 
-def _unsafe_name(value: bytes, policy: Policy) -> Kind | PathKind | None:
+def _unsafe_name(value: bytes, policy: Policy, windows: bool) -> Kind | PathKind | None:
     """Why ``value`` is unsafe as a file name, by the rules of :mod:`utf8guard.paths`.
 
     Issue 11 item 6: one home for "unsafe in a name". A filename is one component:
     separators (``../x``, ``/etc/passwd``, old IE's ``C:\\fakepath\\a.txt``) are
     refused, not reduced to a base name as each parser does its own way. Windows
-    rules apply everywhere (``platform="universal"``). Allowed: the empty name (an
-    empty file input), and names not in NFC (macOS file names are often NFD).
+    rules only when ``windows`` (see :data:`NAME_PLATFORM`). Allowed: the empty name
+    (an empty file input), names not in NFC (macOS file names are often NFD), and
+    the typographic dots of :data:`TYPOGRAPHIC_DOTS` (``Wait….txt``).
     """
     found = find_violation(value, policy)
     if found is not None:
         return found.kind
     text = value.decode()
-    for kind, _ in char_violations(text, policy, NAME_PLATFORM):
-        return kind
-    for kind, _, _ in name_violations(text, NAME_PLATFORM, MAX_NAME_BYTES):
+    platform = WINDOWS_NAME_PLATFORM if windows else NAME_PLATFORM
+    for kind, index in char_violations(text, policy, platform):
+        if kind is not PathKind.LOOKALIKE or text[index] not in TYPOGRAPHIC_DOTS:
+            return kind
+    max_bytes = MAX_NAME_BYTES if windows else sys.maxsize
+    for kind, _, _ in name_violations(text, platform, max_bytes):
         if kind is not PathKind.EMPTY:
             return kind
     return None

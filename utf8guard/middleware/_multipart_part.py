@@ -18,7 +18,13 @@ from .._violation import Kind
 from ._abnf import PARAMETER, TOKEN
 from ._finding import Finding, Location, RequestKind, safe_name
 from ._json import JsonInspector, is_plain_json
-from ._mediatype import UTF8_CHARSETS, media_kind, parse_media_type
+from ._mediatype import (
+    FORM_MEDIA_TYPES,
+    UTF8_CHARSETS,
+    has_parameter_escape,
+    media_kind,
+    parse_media_type,
+)
 from ._multipart_names import filename_refusal, name_refusal
 from ._text import BodyInspector, TextInspector, body_finding
 
@@ -40,6 +46,13 @@ _CHARSET_FIELD_BYTES: Final = CHARSET_FIELD.encode()
 MAX_CACHED_BLOCK_BYTES: Final = 512
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
 MAX_CHARSET_BYTES: Final = 16
+#: The part header fields that pass (issue 25's canonical subset): what Chromium,
+#: Firefox, curl, requests (urllib3) and httpx send, Content-Disposition and
+#: Content-Type, plus Content-Transfer-Encoding from older clients (Apache HttpMime
+#: 4.x sends ``binary`` or ``8bit``), whose value is checked in _content_check.
+PART_HEADERS: Final = frozenset(
+    {"content-disposition", "content-type", "content-transfer-encoding"}
+)
 #: RFC 9110 §5.5: field-value = *( VCHAR / obs-text / SP / HTAB ); CR and LF are
 #: the framing's (bare ones are refused there).
 _HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -94,22 +107,26 @@ PartPlan = tuple[str, str | None]
 
 
 class PlanRules:
-    """The two policies a header block is judged by, as one cache key.
+    """What a header block is judged by (two policies, and whether upload names get
+    the Windows rules), as one cache key.
 
     Hashed by identity (one per pair of policies, from :func:`plan_rules`): a frozen
     dataclass computes its hash anew on each call, so a key of two Policy objects
     had every part's cached lookup hash both.
     """
 
-    __slots__ = ("path_policy", "policy")
+    __slots__ = ("path_policy", "policy", "windows_names")
 
-    def __init__(self, policy: Policy, path_policy: Policy) -> None:
+    def __init__(
+        self, policy: Policy, path_policy: Policy, windows_names: bool = False
+    ) -> None:
         self.policy = policy
         self.path_policy = path_policy
+        self.windows_names = windows_names
 
 
-#: The PlanRules of each pair of policies; an evicted pair only costs its blocks'
-#: cached verdicts.
+#: The PlanRules of each set of rules; an evicted one only costs its blocks' cached
+#: verdicts.
 plan_rules: Final = lru_cache(maxsize=16)(PlanRules)
 
 
@@ -118,7 +135,7 @@ def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding |
     refusal of its headers. None: the content passes unchecked.
 
     Form fields (parts without ``filename``) are checked as text, or as JSON when so
-    typed; files only when their type is text or JSON.
+    typed; a file's content is bytes, never checked.
     """
     if len(block) <= MAX_CACHED_BLOCK_BYTES:
         plan = _cached_plan(block, rules)
@@ -167,13 +184,20 @@ def _plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
     fields = _header_fields(block)
     if isinstance(fields, Finding):
         return fields
+    other = next(
+        (at for name, (at, _) in fields.items() if name not in PART_HEADERS), None
+    )
+    if other is not None:
+        # The offset of the field's value; its name starts its line.
+        line = block.rfind(b"\r\n", 0, other) + 2
+        return body_finding(RequestKind.MULTIPART_UNEXPECTED_HEADER, line)
     at, disposition = fields.get("content-disposition", (0, b""))
     params = _disposition(disposition, at)
     if isinstance(params, Finding):
         return params
     name = safe_name(params["name"][1]) if "name" in params else None
     refusal = name_refusal(params, policy) or filename_refusal(
-        params, rules.path_policy
+        params, rules.path_policy, windows=rules.windows_names
     )
     if refusal is not None:
         return Finding(Location.BODY, name, *refusal)
@@ -197,6 +221,14 @@ def _content_check(
     _, coding = fields.get("content-transfer-encoding", (0, b"binary"))
     if coding.lower() not in (b"7bit", b"8bit", b"binary"):
         return RequestKind.UNSUPPORTED_CONTENT_ENCODING
+    # Issue 26: a part with a filename is a file to every parser, whatever its
+    # Content-Type says or whether it has one (requests sends none, httpx labels
+    # x.txt.gz text/plain): Starlette, Werkzeug and Django hand its bytes over
+    # undecoded, so they are not read as text; only its name is checked. Only a
+    # plain, non-empty filename makes a file to every parser: python-multipart
+    # ignores filename*, and Django reads a part with filename="" as a field.
+    if params.get("filename", (0, b""))[1]:
+        return None if "content-type" not in fields else _file_type_check(fields)
     # RFC 7578 §4.4: a part without a Content-Type is text/plain.
     content: str | RequestKind | None = "text"
     if "content-type" in fields:
@@ -204,14 +236,17 @@ def _content_check(
         if isinstance(content, RequestKind):
             return content
     # F8: a part without a filename is a form field, which frameworks decode as text
-    # whatever its type says (Starlette even falls back to Latin-1). Only a plain,
-    # non-empty filename makes a file to every parser: python-multipart ignores
-    # filename*, and Django reads a part with filename="" as a field.
-    if not params.get("filename", (0, b""))[1]:
-        if params.get("name", (0, b""))[1] == _CHARSET_FIELD_BYTES:
-            return CHARSET_FIELD
-        return "json" if content == "json" else "text"
-    return content if content in ("text", "json") else None
+    # whatever its type says (Starlette even falls back to Latin-1).
+    if params.get("name", (0, b""))[1] == _CHARSET_FIELD_BYTES:
+        return CHARSET_FIELD
+    return "json" if content == "json" else "text"
+
+
+def _file_type_check(fields: dict[str, tuple[int, bytes]]) -> RequestKind | None:
+    """A file part's Content-Type: only its refusal (see _media_check) counts, as
+    no framework reads the file's bytes by it."""
+    content = _media_check(fields["content-type"][1])
+    return content if isinstance(content, RequestKind) else None
 
 
 def _media_check(content_type: bytes) -> str | RequestKind | None:
@@ -219,7 +254,14 @@ def _media_check(content_type: bytes) -> str | RequestKind | None:
     parsed = parse_media_type(content_type)
     if parsed is None:
         return RequestKind.MALFORMED_MULTIPART
+    if has_parameter_escape(content_type):
+        return RequestKind.PARAMETER_ESCAPE
     media_type, type_params = parsed
+    # Issue 25 R9, R10: a nested form or multipart is parsed by Falcon, never here.
+    if media_type in FORM_MEDIA_TYPES or media_type.startswith("multipart/"):
+        return RequestKind.MULTIPART_NESTED_BODY
+    if "*" in media_type:
+        return RequestKind.MULTIPART_NESTED_BODY
     # Issue 11: one charset. Any part may declare one (RFC 7578 §4.4), in plain or
     # RFC 2231 form; only UTF-8 and US-ASCII pass (stricter than OWASP CRS 922110).
     charset = type_params.get("charset", "utf-8").lower()

@@ -6,14 +6,26 @@ import json
 from collections.abc import Sequence
 from typing import Final
 
-from ._finding import Finding
+from ._finding import Finding, title
 
-__all__ = ["INVALID_TYPE", "TOO_LARGE_TYPE", "Problem", "invalid_request", "too_large"]
+__all__ = [
+    "INVALID_TYPE",
+    "KIND_TYPE",
+    "TOO_LARGE_TYPE",
+    "Problem",
+    "invalid_request",
+    "too_large",
+]
 
-#: RFC 9457 §3.1.1: a type is a URI that need not resolve; tag URIs (RFC 4151) say
-#: so plainly.
-INVALID_TYPE: Final = "tag:utf8guard,2026:invalid-request"
-TOO_LARGE_TYPE: Final = "tag:utf8guard,2026:body-too-large"
+#: RFC 9457 §3.1.1: a type URI "SHOULD" resolve to documentation of the problem
+#: (issue 26): one page per kind, ``kinds/<kind>/``, its RequestKind, Kind or
+#: PathKind value.
+KIND_TYPE: Final = "https://utf8guard.readthedocs.io/en/stable/kinds/{kind}/"
+#: The 400 type when no finding is listed (a hook may drop them; never by default).
+INVALID_TYPE: Final = "https://utf8guard.readthedocs.io/en/stable/kinds/"
+TOO_LARGE_TYPE: Final = (
+    "https://utf8guard.readthedocs.io/en/stable/kinds/body_too_large/"
+)
 #: RFC 9457 §3: the media type of a problem document.
 MEDIA_TYPE: Final = b"application/problem+json"
 
@@ -53,11 +65,12 @@ def invalid_request(
             entry["name"] = finding.name
         entry |= {"kind": finding.kind.value, "offset": finding.offset}
         violations.append(entry)
+    first = findings[0].kind if findings else None
     return _problem(
         400,
         {
-            "type": INVALID_TYPE,
-            "title": "Request is not valid UTF-8",
+            "type": INVALID_TYPE if first is None else KIND_TYPE.format(kind=first),
+            "title": title(first),
             "status": 400,
             "detail": "The request holds bytes that are not valid UTF-8 or that the "
             "server refuses; see violations for where.",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from typing import IO, Final
 
@@ -34,6 +33,10 @@ class BodySpool:
             self._chunks.append(chunk)
             return
         if self._file is None:
+            # Imported here: tempfile (with shutil, random, bz2, lzma) was a tenth of
+            # the middleware's import time, and most bodies never roll over.
+            import tempfile
+
             self._file = tempfile.TemporaryFile()  # closed by close()
             self._file.writelines(self._chunks)
             self._chunks.clear()

@@ -25,7 +25,13 @@ from ._fast import (
 )
 from ._finding import RequestSummary, ScopeType
 from ._flow import BodyBuffer, BodyFlow, Route, StreamGate
-from ._guard import Guard
+from ._guard import (
+    DJANGO_CLASS,
+    WSGI_CLASS,
+    Guard,
+    app_name,
+    is_async_callable,
+)
 from ._problem import Problem
 from ._report import summarize
 from ._request import RequestHead
@@ -127,6 +133,15 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         has_body = _has_body(scope, verdict.head.headers)
         flow = BodyFlow(verdict, self.config, scope_type, has_body=has_body)
         await _Exchange(self.app, flow, scope, verdict.head.headers).run(receive, send)
+
+    def _misuse(self, app: object) -> str | None:
+        if is_async_callable(app):
+            return None
+        return (
+            f"Utf8GuardMiddleware wraps an ASGI app (an async callable), not "
+            f"{app_name(app)}: for a WSGI app use {WSGI_CLASS}, in Django's "
+            f"MIDDLEWARE {DJANGO_CLASS}"
+        )
 
     def _ready(self) -> None:
         # Plain attributes, read through the interpreter's per-site cache; a

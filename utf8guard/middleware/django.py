@@ -4,6 +4,8 @@ Settings (``settings.py``)::
 
     MIDDLEWARE = ["utf8guard.middleware.django.Utf8GuardMiddleware", ...]
     UTF8GUARD = {"mode": "block", "request_id_header": "x-request-id"}
+    # optional: system checks of both in ``manage.py check``
+    INSTALLED_APPS = [..., "utf8guard.middleware.django.Utf8GuardAppConfig"]
 
 Imports Django; the rest of ``utf8guard.middleware`` does not.
 """
@@ -13,15 +15,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, cast
+from urllib.parse import unquote_to_bytes
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 
 # Django ships no type information, and django-stubs is no dependency of ours.
+from django.apps import AppConfig
 from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseBase,
 )
+from django.utils.encoding import repercent_broken_unicode
 
 from ._config import GuardConfig, configure
 from .wsgi import Utf8GuardWSGIMiddleware
@@ -29,7 +34,7 @@ from .wsgi import Utf8GuardWSGIMiddleware
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
-__all__ = ["SETTING", "Utf8GuardMiddleware"]
+__all__ = ["SETTING", "Utf8GuardAppConfig", "Utf8GuardMiddleware"]
 
 #: The Django setting that holds the options: the adapters' keywords, or ``config``.
 SETTING: Final = "UTF8GUARD"
@@ -76,9 +81,16 @@ class Utf8GuardMiddleware:
             name = type(options).__name__
             raise TypeError(f"{SETTING} must be a dict of options, not {name}")
         rest = {key: value for key, value in options.items() if key != "config"}
-        self.config = configure(options.get("config"), rest)
+        try:
+            self.config = configure(options.get("config"), rest)
+        except (TypeError, ValueError) as exc:
+            # Issue 26: a server that dies at boot names the setting to fix.
+            raise type(exc)(f"{SETTING} setting: {exc}") from exc
         if self.config.stream_body:
-            raise ValueError("stream_body is not supported by the Django middleware")
+            raise ValueError(
+                f"{SETTING} setting: stream_body is not supported by the Django "
+                "middleware"
+            )
         self.get_response = get_response
         self._is_async = iscoroutinefunction(get_response)
         if self._is_async:
@@ -164,7 +176,7 @@ def _environ(request: HttpRequest) -> WSGIEnvironment:
     # Django has replaced META's PATH_INFO and SCRIPT_NAME with text (invalid bytes
     # re-percent-encoded); as PEP 3333 strings they are that text's UTF-8.
     environ["SCRIPT_NAME"] = _wsgi_str(request.META.get("SCRIPT_NAME", ""))
-    environ["PATH_INFO"] = _wsgi_str(request.path_info)
+    environ["PATH_INFO"] = _server_path_info(request, environ["SCRIPT_NAME"])
     scope = getattr(request, "scope", None)
     if isinstance(scope, dict):
         # ASGIRequest.META has the query decoded as UTF-8 and no raw target; the scope
@@ -178,6 +190,30 @@ def _environ(request: HttpRequest) -> WSGIEnvironment:
         if isinstance(raw_path, bytes):
             environ["RAW_URI"] = raw_path.decode("latin-1")
     return environ
+
+
+def _server_path_info(request: HttpRequest, script_name: str) -> str:
+    """PATH_INFO as the server gave it, as far as the request shows it.
+
+    Django re-percent-encodes the bytes of PATH_INFO that are not UTF-8
+    (``repercent_broken_unicode``): ``/%C0%AF`` reads as the text ``/%C0%AF``,
+    which the guard would see as a second escape (issue 26: two spurious
+    ``double_encoding`` findings the WSGI adapter does not make). When the server
+    kept the raw target (``RAW_URI``, ``REQUEST_URI``: Gunicorn, uWSGI, Werkzeug),
+    its decoded path is used, if Django's text is exactly Django's reading of it.
+    """
+    path_info = _wsgi_str(request.path_info)
+    raw = request.META.get("RAW_URI") or request.META.get("REQUEST_URI")
+    if not isinstance(raw, str) or not raw.startswith("/"):
+        return path_info
+    decoded = unquote_to_bytes(raw.partition("?")[0])
+    script = script_name.encode("latin-1")
+    if not decoded.startswith(script):
+        return path_info
+    server = decoded[len(script) :] or b"/"
+    if repercent_broken_unicode(server) != request.path_info.encode():
+        return path_info
+    return server.decode("latin-1")
 
 
 def _wsgi_str(text: str) -> str:
@@ -215,3 +251,20 @@ def _set_path(request: HttpRequest, checked: WSGIEnvironment) -> None:
     request.path_info = path_info
     request.META["SCRIPT_NAME"] = script
     request.META["PATH_INFO"] = path_info
+
+
+class Utf8GuardAppConfig(AppConfig):  # type: ignore[misc]  # Django ships no types
+    """Optional: in ``INSTALLED_APPS``, ``manage.py check`` checks the ``UTF8GUARD``
+    setting (unknown keys, with the valid ones listed; types and values) and the
+    guard's place in ``MIDDLEWARE`` (first, once, the Django class)."""
+
+    name = "utf8guard.middleware"
+    label = "utf8guard"
+    verbose_name = "utf8guard"
+
+    def ready(self) -> None:
+        from django.core import checks
+
+        from ._django_checks import check_guard
+
+        checks.register(check_guard)

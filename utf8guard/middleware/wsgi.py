@@ -19,7 +19,14 @@ from ._exclude import is_excluded, may_be_excluded
 from ._fast import NO_BODY, Lane, Plan, head_plan, is_clean_whole, lane_for
 from ._finding import RequestSummary
 from ._flow import BodyBuffer, BodyFlow, Route
-from ._guard import Guard
+from ._guard import (
+    ASGI_CLASS,
+    DJANGO_CLASS,
+    Guard,
+    app_name,
+    is_async_callable,
+    takes_one_argument,
+)
 from ._problem import Problem
 from ._report import summarize
 from ._request import RequestHead
@@ -128,6 +135,20 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
             environ = _with_head(environ, verdict.head, self.config)
         flow = BodyFlow(verdict, self.config, SCOPE_TYPE, has_body=has_body(environ))
         return self._respond(flow, environ, start_response)
+
+    def _misuse(self, app: object) -> str | None:
+        if is_async_callable(app):
+            return (
+                f"Utf8GuardWSGIMiddleware wraps a WSGI app, not the ASGI app "
+                f"{app_name(app)}: use {ASGI_CLASS}"
+            )
+        if takes_one_argument(app):
+            return (
+                f"Utf8GuardWSGIMiddleware wraps a WSGI app (environ, start_response), "
+                f"not {app_name(app)}, which takes one argument: in Django's "
+                f"MIDDLEWARE use {DJANGO_CLASS}"
+            )
+        return None
 
     def _ready(self) -> None:
         # A body read in one call, as the full check's first read would take it.
