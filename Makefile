@@ -3,15 +3,16 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-CORPUS ?= $(or $(UTF8GUARD_CORPUS),../shared/corpus/UTF-8-test.txt)
+CORPUS ?= $(or $(UTF8GUARD_CORPUS),tests/data/UTF-8-test.txt)
 
 .PHONY: demo test lint typecheck unit unit-pure coverage fuzz-smoke fuzz bench \
-	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test docs test-kernels
+	bench-accel clean sanitize fuzz-accel-build fuzz-accel sdist-test dist-check docs \
+	test-kernels
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e . --group dev
 	touch $@
 
 # The same requests to an app with and without the guard, one problem+json body, the
@@ -55,7 +56,7 @@ coverage: $(VENV)/.installed
 # atheris has wheels for CPython on x86_64 Linux only: where it cannot install, say so
 # and let `python -m fuzz run --allow-missing` skip the fuzzing (the replay tests ran).
 $(VENV)/.fuzz-installed: $(VENV)/.installed
-	@$(BIN)/python -m pip install --quiet -e '.[fuzz]' && touch $@ || \
+	@$(BIN)/python -m pip install --quiet --group fuzz && touch $@ || \
 	  echo "fuzz: atheris could not be installed here; the fuzz smoke run will be skipped"
 
 # Every target briefly (about 2 minutes in all): part of `make test`, so CI fuzzes each
@@ -70,18 +71,30 @@ FUZZ_TARGETS ?=
 fuzz: $(VENV)/.fuzz-installed
 	$(BIN)/python -m fuzz run --time $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# The release artifacts as PyPI would get them: the sdist, and a wheel built from it;
+# strict metadata check, the wheel's contents (no C sources, a stripped extension), and
+# the workflows (zizmor, offline: no medium or high finding).
+DIST_DIR := build/dist
+dist-check: $(VENV)/.installed
+	rm -rf $(DIST_DIR) && mkdir -p $(DIST_DIR)
+	$(BIN)/python -m build --outdir $(DIST_DIR) . > $(DIST_DIR)/build.log 2>&1 || \
+	  { tail -n 30 $(DIST_DIR)/build.log; exit 1; }
+	$(BIN)/twine check --strict $(DIST_DIR)/*.tar.gz $(DIST_DIR)/*.whl
+	$(BIN)/check-wheel-contents $(DIST_DIR)/*.whl
+	$(BIN)/python tools/check_wheel.py $(DIST_DIR)/*.whl
+	$(BIN)/zizmor --offline --min-severity medium .github/workflows/
+
 # The tests again from the unpacked sdist (pure Python, no build): every test module
 # must import there, and the core's and the engine's tests must pass.
 SDIST_DIR := build/sdist-test
-sdist-test: $(VENV)/.installed
+sdist-test: dist-check
 	rm -rf $(SDIST_DIR) && mkdir -p $(SDIST_DIR)
-	$(BIN)/python -m build --sdist --outdir $(SDIST_DIR) . > $(SDIST_DIR)/build.log
-	tar -xzf $(SDIST_DIR)/utf8guard-*.tar.gz -C $(SDIST_DIR)
-	cd $(SDIST_DIR)/utf8guard-*/ && export UTF8GUARD_CORPUS=$(abspath $(CORPUS)) && UTF8GUARD_PURE_PYTHON=1 $(CURDIR)/$(BIN)/python -m pytest \
+	tar -xzf $(DIST_DIR)/utf8guard-*.tar.gz -C $(SDIST_DIR)
+	cd $(SDIST_DIR)/utf8guard-*/ && unset UTF8GUARD_CORPUS && UTF8GUARD_PURE_PYTHON=1 $(CURDIR)/$(BIN)/python -m pytest \
 	  -q -p no:cacheprovider --collect-only tests > /dev/null && \
 	  UTF8GUARD_PURE_PYTHON=1 $(CURDIR)/$(BIN)/python -m pytest -q -p no:cacheprovider \
 	  tests/test_scan.py tests/test_stream.py tests/test_repair.py tests/test_paths.py \
-	  tests/middleware/test_engine.py tests/middleware/test_request.py
+	  tests/test_corpus.py tests/middleware/test_engine.py tests/middleware/test_request.py
 
 test: lint typecheck docs unit unit-pure coverage test-kernels fuzz-smoke sdist-test
 

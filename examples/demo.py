@@ -38,7 +38,8 @@ from utf8guard.middleware import Utf8GuardMiddleware
 
 #: What a row of the table shows of the unguarded app's view, at most.
 SHOWN_CHARS = 34
-DEFAULT_CORPUS = "../shared/corpus/UTF-8-test.txt"
+#: Markus Kuhn's stress test, vendored with the tests (tests/data/README.md).
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "tests/data/UTF-8-test.txt"
 
 
 async def echo(request: Request) -> JSONResponse:
@@ -289,7 +290,7 @@ def main(argv: list[str] | None = None) -> None:
         "--corpus",
         type=Path,
         default=Path(os.environ.get("UTF8GUARD_CORPUS", DEFAULT_CORPUS)),
-        help=f"Kuhn's UTF-8-test.txt (default: $UTF8GUARD_CORPUS or {DEFAULT_CORPUS})",
+        help="Kuhn's UTF-8-test.txt (default: $UTF8GUARD_CORPUS, else tests/data)",
     )
     args = parser.parse_args(argv)
     with collecting(logging.getLogger("utf8guard")) as collected:

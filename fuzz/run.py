@@ -56,12 +56,19 @@ COVERAGE_TARGET_LINES: Final = 100.0
 COVERAGE_TARGET_BRANCHES: Final = 95.0
 ATHERIS_MISSING: Final = (
     "atheris is not installed for this Python ({version}); it ships wheels for CPython "
-    "3.10-3.14 on x86_64 Linux. Install the extra with: pip install -e '.[fuzz]'"
+    "3.10-3.14 on x86_64 Linux. Install it with: pip install --group fuzz"
 )
-# libFuzzer status lines: "#1234  INITED cov: 5 ft: 6 corp: 7/89b ... exec/s: 10 ..."
-_STATUS: Final = re.compile(
-    r"^#(?P<runs>\d+)\s+(?P<event>\w+)\s+cov: (?P<cov>\d+) ft: (?P<ft>\d+) "
-    r"corp: (?P<corp>\d+)/\S+(?:.* exec/s: (?P<speed>\d+))?"
+# libFuzzer status lines: "#1234  INITED cov: 5 ft: 6 corp: 7/89b ... exec/s: 10 ...".
+# libFuzzer leaves out each of cov, ft and corp while it is zero: a target with no
+# instrumented code (no coverage feedback) prints "#7  INITED exec/s: 0 rss: 51Mb".
+_STATUS: Final = re.compile(r"^#(?P<runs>\d+)\s+(?P<event>\w+)\s")
+_FIELD: Final = {
+    name: re.compile(rf"\s{name}: (\d+)") for name in ("cov", "ft", "corp")
+}
+_SPEED: Final = re.compile(r"\sexec/s: (\d+)")
+UNGUIDED_HINT: Final = (
+    "no coverage feedback, so random mutation only; `make fuzz-accel "
+    "FUZZ_TARGET=<name>` runs a target against the instrumented C extension"
 )
 _DONE: Final = re.compile(r"^Done (?P<runs>\d+) runs in (?P<seconds>\d+) second")
 
@@ -87,13 +94,20 @@ class Stats:
     features_end: int = 0
     corpus_start: int = 0
     corpus_end: int = 0
+    #: Whether libFuzzer saw any coverage: without it the run was not guided.
+    guided: bool = False
 
     def summary(self, name: str, findings: int) -> str:
+        coverage = (
+            f"cov {self.cov_start} -> {self.cov_end} "
+            f"(+{self.cov_end - self.cov_start}), features {self.features_start} -> "
+            f"{self.features_end}"
+            if self.guided
+            else "UNGUIDED (no coverage feedback)"
+        )
         return (
             f"{name}: {self.runs} runs in {self.seconds} s ({self.exec_per_second} "
-            f"exec/s); cov {self.cov_start} -> {self.cov_end} "
-            f"(+{self.cov_end - self.cov_start}), features {self.features_start} -> "
-            f"{self.features_end}, corpus {self.corpus_start} -> {self.corpus_end}; "
+            f"exec/s); {coverage}, corpus {self.corpus_start} -> {self.corpus_end}; "
             f"findings: {findings}"
         )
 
@@ -103,10 +117,12 @@ def parse_log(lines: Sequence[str]) -> Stats:
     stats = Stats()
     for line in lines:
         if status := _STATUS.match(line):
+            cov, ft, corp = (_field(name, line) for name in ("cov", "ft", "corp"))
             stats.runs = int(status["runs"])
-            stats.cov_end, stats.features_end = int(status["cov"]), int(status["ft"])
-            stats.corpus_end = int(status["corp"])
-            stats.exec_per_second = int(status["speed"] or stats.exec_per_second)
+            stats.cov_end, stats.features_end, stats.corpus_end = cov, ft, corp
+            stats.guided = stats.guided or cov > 0
+            if speed := _SPEED.search(line):
+                stats.exec_per_second = int(speed[1])
             if status["event"] == "INITED":
                 stats.cov_start, stats.features_start = (
                     stats.cov_end,
@@ -117,6 +133,11 @@ def parse_log(lines: Sequence[str]) -> Stats:
             stats.runs, stats.seconds = int(done["runs"]), int(done["seconds"])
             stats.exec_per_second = stats.runs // max(stats.seconds, 1)
     return stats
+
+
+def _field(name: str, line: str) -> int:
+    found = _FIELD[name].search(line)
+    return int(found[1]) if found else 0
 
 
 def _findings(folder: Path) -> set[Path]:
@@ -134,8 +155,10 @@ def _dictionary(name: str) -> Path:
     return merged
 
 
-def _fuzz_one(name: str, module: str, seconds: int, extra: Sequence[str]) -> bool:
-    """Fuzz one target; print its summary; True when it found nothing."""
+def _fuzz_one(
+    name: str, module: str, seconds: int, extra: Sequence[str]
+) -> tuple[bool, bool]:
+    """Fuzz one target; print its summary; (found nothing, was guided)."""
     harness = importlib.import_module(module)
     work, findings_dir = ARTIFACTS / "corpus" / name, ARTIFACTS / name
     work.mkdir(parents=True, exist_ok=True)
@@ -159,14 +182,13 @@ def _fuzz_one(name: str, module: str, seconds: int, extra: Sequence[str]) -> boo
     with log.open("w") as out:
         code = subprocess.run(command, cwd=ROOT, stdout=out, stderr=out).returncode  # noqa: S603
     new = sorted(_findings(findings_dir) - before)
-    print(
-        parse_log(log.read_text(errors="replace").splitlines()).summary(name, len(new))
-    )
+    stats = parse_log(log.read_text(errors="replace").splitlines())
+    print(stats.summary(name, len(new)))
     for path in new:
         print(f"  finding: {path.relative_to(ROOT)} (python -m fuzz replay {path})")
     if code != 0 and not new:
         print(f"  libFuzzer exited with {code}; see the log")
-    return code == 0 and not new
+    return code == 0 and not new, stats.guided
 
 
 def atheris_installed() -> bool:
@@ -186,12 +208,17 @@ def _run(args: argparse.Namespace) -> int:
             f"fuzz: no target {', '.join(sorted(unknown))}; known: {', '.join(known)}"
         )
         return 2
-    results = [
-        _fuzz_one(name, known[name], args.time, args.libfuzzer)
+    results = {
+        name: _fuzz_one(name, known[name], args.time, args.libfuzzer)
         for name in args.targets or known
-    ]
-    print(f"fuzz: {results.count(False)} of {len(results)} targets had findings")
-    return 0 if all(results) else 1
+    }
+    failed = [name for name, (clean, _) in results.items() if not clean]
+    print(f"fuzz: {len(failed)} of {len(results)} targets had findings")
+    if unguided := [name for name, (_, guided) in results.items() if not guided]:
+        print(
+            f"fuzz: {len(unguided)} unguided ({', '.join(unguided)}): {UNGUIDED_HINT}"
+        )
+    return 1 if failed else 0
 
 
 def _inputs(paths: Sequence[str], target: str | None) -> list[tuple[str, Path]]:

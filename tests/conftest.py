@@ -34,11 +34,15 @@ def cpython_span(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+#: Markus Kuhn's UTF-8 decoder stress test, vendored byte-exact (tests/data/README.md).
+KUHN_CORPUS = Path(__file__).parent / "data" / "UTF-8-test.txt"
+
+
 @pytest.fixture(scope="session")
 def kuhn_corpus() -> bytes:
-    """Markus Kuhn's UTF-8 decoder stress test, located by UTF8GUARD_CORPUS."""
-    default = Path(__file__).parent.parent.parent / "shared/corpus/UTF-8-test.txt"
-    path = Path(os.environ.get("UTF8GUARD_CORPUS", default))
+    """The stress test: ``UTF8GUARD_CORPUS`` if set, else the vendored copy. A missing
+    file fails, never skips: the corpus ships with the tests."""
+    path = Path(os.environ.get("UTF8GUARD_CORPUS", KUHN_CORPUS))
     if not path.is_file():
-        pytest.skip(f"stress corpus not found at {path}; set UTF8GUARD_CORPUS")
+        pytest.fail(f"stress corpus not found at {path} (UTF8GUARD_CORPUS)")
     return path.read_bytes()

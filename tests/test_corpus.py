@@ -7,6 +7,7 @@ followed by a space: F0..F4 are truncated leads, F5..F7 are beyond U+10FFFF).
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
@@ -21,7 +22,12 @@ from utf8guard import (
     repair,
 )
 
+from .conftest import KUHN_CORPUS
 from .vectors import CONT, INV, NONC, OOR, OVL, SUR, TRUNC
+
+#: The 2015-08-28 file as published (byte-identical copies in cannam/sml-utf8 and
+#: tmux/tmux); a newline or encoding conversion on checkout changes it.
+KUHN_SHA256 = "b51cfe9a8d2689c90b10a13a3624092d546e0837c6ff835b6e5d713c5749c8c6"
 
 EXPECTED: dict[str, set[Kind]] = {
     "2.1.1": set(),  # CONT+0000 is well-formed; STRICT allows NUL
@@ -127,3 +133,15 @@ def test_repair_matches_cpython_on_corpus(kuhn_corpus: bytes) -> None:
         repair(kuhn_corpus, WELL_FORMED)
         == kuhn_corpus.decode("utf-8", "replace").encode()
     )
+
+
+def test_vendored_copy_is_the_published_file_with_its_licence() -> None:
+    data = KUHN_CORPUS.read_bytes()
+    assert (len(data), hashlib.sha256(data).hexdigest()) == (22781, KUHN_SHA256)
+    assert (
+        b"Markus Kuhn <http://www.cl.cam.ac.uk/~mgk25/> - 2015-08-28 - CC BY 4.0"
+        in data
+    )
+    notice = (KUHN_CORPUS.parent / "README.md").read_text("utf-8")
+    assert "CC BY 4.0" in notice
+    assert "https://creativecommons.org/licenses/by/4.0/" in notice

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import os
 import runpy
 from collections.abc import Callable, Iterator
 from dataclasses import fields
@@ -36,24 +35,12 @@ from utf8guard import (
 )
 from utf8guard._scan import BytesLike
 
-ROOT = Path(__file__).resolve().parent.parent
 CHECKS: dict[str, Callable[[bytes], None]] = {
     name: import_module(module).check for name, module in targets().items()
 }
 CORPUS = [(name, path) for name in CHECKS for path in sorted((SEEDS / name).iterdir())]
 # Header bytes giving STRICT over plain bytes; for stream, 7-byte chunks.
 STRICT_HEADERS = {"validate": b"\x00\x00", "stream": b"\x00\x01\x07", "repair": b"\x00"}
-
-
-@pytest.fixture
-def kuhn() -> bytes:
-    """Markus Kuhn's UTF-8 stress test, where the shared corpus is checked out."""
-    path = Path(
-        os.environ.get("UTF8GUARD_CORPUS", ROOT / "../shared/corpus/UTF-8-test.txt")
-    )
-    if not path.is_file():
-        pytest.skip(f"Kuhn's UTF-8-test.txt not found at {path} (UTF8GUARD_CORPUS)")
-    return path.read_bytes()
 
 
 def test_every_target_the_runner_finds_declares_max_len() -> None:
@@ -96,8 +83,8 @@ def test_corpus_file_passes(target: str, path: Path) -> None:
 
 
 @pytest.mark.parametrize("target", sorted(STRICT_HEADERS))
-def test_kuhn_stress_test_passes(target: str, kuhn: bytes) -> None:
-    CHECKS[target](STRICT_HEADERS[target] + kuhn)
+def test_kuhn_stress_test_passes(target: str, kuhn_corpus: bytes) -> None:
+    CHECKS[target](STRICT_HEADERS[target] + kuhn_corpus)
 
 
 def test_policy_byte_names_the_policies() -> None:

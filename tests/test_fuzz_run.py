@@ -22,6 +22,17 @@ INFO: Seed: 1
 Done 12700 runs in 21 second(s)
 """
 
+# What libFuzzer printed for fuzz_accel run against the plain (uninstrumented) C build:
+# cov, ft and corp are left out while they are zero.
+UNGUIDED_LOG = """\
+INFO: seed corpus: files: 6 min: 54b max: 137b total: 489b rss: 51Mb
+#7\tINITED exec/s: 0 rss: 51Mb
+WARNING: no interesting inputs were found so far. Is the code instrumented for coverage?
+#8192\tpulse  corp: 1/1b lim: 80 exec/s: 4096 rss: 51Mb
+#13267\tDONE   corp: 1/1b lim: 135 exec/s: 2653 rss: 51Mb
+Done 13267 runs in 5 second(s)
+"""
+
 
 def test_targets_are_the_harness_files() -> None:
     found = run.targets()
@@ -36,6 +47,17 @@ def test_parse_log() -> None:
     assert (stats.cov_start, stats.cov_end) == (580, 601)
     assert (stats.corpus_start, stats.corpus_end) == (27, 206)
     assert "cov 580 -> 601 (+21)" in stats.summary("validate", 0)
+
+
+def test_parse_log_of_an_unguided_run() -> None:
+    stats = run.parse_log(UNGUIDED_LOG.splitlines())
+    assert (stats.runs, stats.seconds, stats.exec_per_second) == (13267, 5, 2653)
+    assert (stats.corpus_start, stats.corpus_end) == (0, 1)
+    assert not stats.guided
+    summary = stats.summary("accel", 0)
+    assert "UNGUIDED (no coverage feedback)" in summary
+    assert "cov " not in summary
+    assert run.parse_log(LOG.splitlines()).guided
 
 
 def test_parse_log_of_a_crash_keeps_the_last_status() -> None:
@@ -248,3 +270,27 @@ def test_docs_give_the_smoke_run_the_makefiles_seconds() -> None:
         stated = re.findall(r"(?:harness|target)\S* (?:in `fuzz/` )?for (\d+) s", text)
         assert stated, doc
         assert set(stated) == {seconds[1]}, doc
+
+
+def test_run_names_the_unguided_targets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """accel's fake log has no coverage, repair's has: only accel is called unguided,
+    and an unguided run without findings still passes."""
+    monkeypatch.setattr(run, "atheris_installed", lambda: True)
+    monkeypatch.setattr(run, "ARTIFACTS", tmp_path)
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+
+    def fake(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        guided = "fuzz.fuzz_repair" in command
+        kwargs["stdout"].write(LOG if guided else UNGUIDED_LOG)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(subprocess, "run", fake)
+    assert run.main(["run", "-t", "1", "accel", "repair"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("accel: 13267 runs in 5 s (2653 exec/s); UNGUIDED")
+    assert "repair: 12700 runs in 21 s (604 exec/s); cov 580 -> 601 (+21)" in lines[3]
+    assert lines[-2] == "fuzz: 0 of 2 targets had findings"
+    assert lines[-1].startswith("fuzz: 1 unguided (accel): no coverage feedback")
+    assert "make fuzz-accel FUZZ_TARGET=<name>" in lines[-1]

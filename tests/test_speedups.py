@@ -634,15 +634,13 @@ def test_stream_matches_one_shot(implementation: str) -> None:
         assert caught.value.violation == find_violation(data)
 
 
-def test_kuhn_stress_test_matches_reference(implementation: str) -> None:
-    corpus = Path(
-        os.environ.get("UTF8GUARD_CORPUS", ROOT / "../shared/corpus/UTF-8-test.txt")
-    )
-    if not corpus.is_file():  # pragma: no cover - depends on the checkout
-        pytest.skip(f"Kuhn's stress test not found at {corpus} (UTF8GUARD_CORPUS)")
-    data = corpus.read_bytes()
+def test_kuhn_stress_test_matches_reference(
+    implementation: str, kuhn_corpus: bytes
+) -> None:
     for policy in (STRICT, WELL_FORMED, IDENTIFIER, ALL_REFUSED):
-        assert list(iter_violations(data, policy)) == _oracle(data, policy)
+        assert list(iter_violations(kuhn_corpus, policy)) == _oracle(
+            kuhn_corpus, policy
+        )
 
 
 # --- the compiled scanner on every instruction set ---------------------------------

@@ -19,7 +19,7 @@ from ._scan import (
 from ._stream import IncrementalValidator, iter_stream_violations, repair_stream
 from ._violation import Kind, Utf8Error, Violation
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "IDENTIFIER",
