@@ -95,16 +95,12 @@ ATTACKS: Final = (
     refuse("r6-filename-escaped-crlf", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="a%0D%0Aevil.txt"', b"x", b"Content-Type: text/plain")))),
     refuse("r6-filename-escaped-bidi", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="inv%E2%80%AEtxt.exe"', b"x", b"Content-Type: text/plain")))),
     refuse("r6-name-escaped-fffe", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="n%EF%BF%BE"', b"x")))),
-)  # fmt: skip
-
-#: R5: Litestar unquotes every cookie value. The cookie reading is head-side (issue
-#: 24's rule home); these rows fail on Litestar until it lands, so they are kept
-#: out of ROWS: add them there with that fix.
-PENDING_COOKIES: Final = (
+    # R5: Litestar percent-decodes every cookie value; _cookies checks that reading.
+    refuse("r5-cookie-percent-nul", http(b"GET", b"/c", ((b"Cookie", b"a=x%00y"),))),
     refuse("r5-cookie-percent-fffe", http(b"GET", b"/c", ((b"Cookie", b"b=%EF%BF%BE"),))),
+    refuse("r5-cookie-percent-crlf", http(b"GET", b"/c", ((b"Cookie", b"c=x%0D%0Ay"),))),
     refuse("r5-cookie-percent-overlong", http(b"GET", b"/c", ((b"Cookie", b"d=%C0%AF"),)), "À¯"),
 )  # fmt: skip
-
 
 # Forms as real clients build them (their boundary styles, Unicode names and values,
 # a file part with a Content-Type; Chromium and Firefox escape '"' in names as %22).
@@ -142,6 +138,8 @@ CONTROLS: Final = (
     control("c25-form-plain", post(b"/f", FORM, b"q=%E2%82%AC"), form=[["q", "€"]]),
     control("c25-json-utf8", post(b"/j", _ctype(b"application/json; charset=utf-8"), '{"a": "é 𝄞"}'.encode()), json_loads={"a": "é 𝄞"}),
     control("c25-binary-upload", post(b"/b", BINARY, _PNG)),
+    # Percent-encoded cookies that decode to text (encodeURIComponent) pass R5's reading.
+    control("c25-cookie-percent-json", http(b"GET", b"/c", ((b"Cookie", b"pref=%7B%22a%22%3A1%7D; name=caf%C3%A9; off=100%"),))),
     # WHATWG escapes in names (Chromium, Firefox: '"' as %22) and a lone '%' pass R6's reading.
     control("c25-filename-whatwg-quote", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="say %22hi%22.txt"', b"x", b"Content-Type: text/plain")))),
     control("c25-filename-percent-sign", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="100%.pdf"', b"x", b"Content-Type: application/pdf")))),

@@ -15,7 +15,6 @@ from .echo import Document, dumps, new_document
 from .oracle import Exchange, judge
 from .rows import Expect, Row, get
 from .table import ROWS
-from .table_framing import PENDING_COOKIES
 from .table_framing import ROWS as FRAMING_ROWS
 
 _ROWS = {row.id: row for row in ROWS}
@@ -139,12 +138,12 @@ def test_fffd_is_allowed_only_where_the_row_says() -> None:
 
 
 def test_row_ids_are_unique_and_cover_every_finding() -> None:
-    ids = [row.id for row in (*ROWS, *FRAMING_ROWS, *PENDING_COOKIES)]
+    ids = [row.id for row in (*ROWS, *FRAMING_ROWS)]
     assert len(ids) == len(set(ids))
     for finding in range(1, 15):
         assert any(i.startswith(f"F{finding}-") for i in ids), f"F{finding}"
-    # Issue 25: R00, R0 .. R11 (R5's rows wait for the cookie reading; R12's,
-    # Granian WSGI's blindness, is BLIND_STACKS in stacks.py).
+    # Issue 25: R00, R0 .. R11 (R12's, Granian WSGI's blindness, is BLIND_STACKS
+    # in stacks.py).
     for label in ("00", *map(str, range(12))):
         assert any(i.startswith(f"r{label}-") for i in ids), f"R{label}"
 

@@ -11,6 +11,7 @@ import pytest
 from django.http.cookie import (
     parse_cookie as django_parse,
 )
+from litestar._parsers import parse_cookie_string as litestar_parse
 from starlette.requests import cookie_parser as starlette_parse
 from werkzeug.http import parse_cookie as werkzeug_parse
 
@@ -45,6 +46,10 @@ VALID = [
     ("escaped-quote-and-backslash", b'a="h\\"i\\\\j"'),
     ("ascii-octal", b'a="\\101\\102"'),
     ("escaped-backslash-then-digits", b'a="\\\\300"'),
+    # issue 25 R5: escapes that decode to text pass (encodeURIComponent's JSON)
+    ("percent-encoded-json", b"pref=%7B%22a%22%3A1%7D"),
+    ("lone-percent", b"a=100%"),
+    ("escaped-percent-once", b"a=%2500"),
 ]
 
 
@@ -59,6 +64,16 @@ def test_raw_utf8_cookie_passes() -> None:
     # Valid UTF-8, like any header value; Starlette shows every header as Latin-1.
     assert found("name=ä€𝄞".encode()) == []
 
+
+PERCENT_REFUSED = [
+    ("percent-nul", b"a=x%00y", [("nul", 3)]),
+    ("percent-noncharacter", b"b=%EF%BF%BE", [("noncharacter", 2)]),
+    ("percent-crlf", b"c=x%0D%0Ay", [("control", 3)]),
+    ("percent-overlong", b"d=%C0%AF", [("overlong", 2)]),
+    ("percent-truncated", b"d=%E2%82x", [("truncated", 2)]),
+    ("percent-bidi-isolate", b"e=%E2%81%A6x", [("bidi_control", 2)]),
+    ("percent-after-valid-run", b"f=%C3%A9;g=%FF", [("invalid_byte", 11)]),
+]
 
 REFUSED = [
     # (id, header, [(kind, offset in the header value)])
@@ -79,6 +94,8 @@ REFUSED = [
     ("bidi-lri", b"a=x\xe2\x81\xa6y", [("bidi_control", 3)]),
     ("bidi-pdi-in-name", b"\xe2\x81\xa9a=1", [("bidi_control", 0)]),
     ("bidi-rli-fsi", b"a=\xe2\x81\xa7\xe2\x81\xa8", [("bidi_control", 2)]),
+    # issue 25 R5: Litestar percent-decodes every value; findings at the escape run
+    *PERCENT_REFUSED,
 ]
 
 
@@ -143,3 +160,25 @@ def test_cookie_header_in_the_engine() -> None:
         Finding(Location.HEADER, "cookie", RequestKind.COOKIE_OCTAL_ESCAPE, 7),
     ]
     assert list(inspect_head(head, GuardConfig(skip_headers=["Cookie"]))) == []
+
+
+#: What Litestar makes of an escape that should not be there: a control, a
+#: noncharacter, U+FFFD for bytes that are not UTF-8, a bidi isolate.
+_DECEPTIVE = frozenset("\x00\r\n\ufffe\ufffd\u2066")
+
+
+@pytest.mark.parametrize(
+    "header", [row[1] for row in PERCENT_REFUSED], ids=[r[0] for r in PERCENT_REFUSED]
+)
+def test_percent_rows_are_what_litestar_misreads(header: bytes) -> None:
+    # The oracle: Litestar's own cookie parser (http.cookies' unquote, then
+    # urllib's), on the header as an ASGI app gets it.
+    values = litestar_parse(header.decode("latin-1")).values()
+    assert any(_DECEPTIVE & set(value) for value in values)
+    assert found(header) != []
+
+
+@pytest.mark.parametrize("header", [row[1] for row in VALID], ids=[r[0] for r in VALID])
+def test_valid_rows_are_plain_text_to_litestar(header: bytes) -> None:
+    values = litestar_parse(header.decode("latin-1")).values()
+    assert not any(_DECEPTIVE & set(value) for value in values)

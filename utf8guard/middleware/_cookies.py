@@ -10,6 +10,11 @@ escape is: ``http.cookies`` makes it a code point, ``chr(0o303)``; Werkzeug make
 a byte and decodes the bytes as UTF-8 afterwards. So ``"\\303\\244"`` is ``'Ã¤'`` to
 Starlette and Django and ``'ä'`` to Flask, and ``"\\357\\277\\276"`` is U+FFFE to
 Flask alone. The raw header bytes are valid UTF-8 either way.
+
+Litestar also percent-decodes every cookie value (issue 25 R5: ``a=x%00y`` is a
+NUL to it, ``b=%EF%BF%BE`` U+FFFE), so each run of escapes must decode to text the
+raw value would be allowed to hold. A ``%`` that starts no escape (``100%``) is
+read as written by every parser.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from .._policy import Policy
 from .._scan import is_valid, iter_violations
 from .._violation import Kind
 from ._finding import Finding, Location, RequestKind
+from ._percent import ESCAPE_RUN, percent_decode
 from ._trigger import Trigger
 
 __all__ = ["COOKIE_TRIGGER", "cookie_findings", "cookie_policy"]
@@ -42,10 +48,10 @@ _BIDI_ISOLATES: Final = tuple(chr(code).encode() for code in range(0x2066, 0x206
 _BIDI_ISOLATE: Final = re.compile(b"|".join(_BIDI_ISOLATES))
 #: What this module's rules need in a value that is valid under cookie_policy and
 #: holds no CR or LF (what the lane checks of every header value): a backslash
-#: escape, a TAB, a bidi isolate. A rule added here adds its needles and vectors
-#: here; the lane reads them from _clean.TRIGGERS.
+#: escape, a TAB, a bidi isolate, a percent escape. A rule added here adds its
+#: needles and vectors here; the lane reads them from _clean.TRIGGERS.
 COOKIE_TRIGGER: Final = Trigger(
-    needles=(b"\\", b"\t", *_BIDI_ISOLATES),
+    needles=(b"\\", b"\t", b"%", *_BIDI_ISOLATES),
     vectors=(
         b"a=\\001",
         b'a="\\303\\251"',
@@ -54,6 +60,11 @@ COOKIE_TRIGGER: Final = Trigger(
         b"a=b\tc",
         "a=x\u2067y\u2069".encode(),
         "\u2066a=1".encode(),
+        b"a=x%00y",
+        b"b=%EF%BF%BE",
+        b"c=x%0D%0Ay",
+        b"d=%C0%AF",
+        b"e=%E2%81%A6x",
     ),
 )
 #: Octal escapes above this are a byte to Werkzeug and a code point to the others.
@@ -76,8 +87,19 @@ def cookie_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
     both parser families decode it, and one that yields a control or that they
     decode differently (an octal escape above ``\\177``) is refused. Escapes are
     looked for in quoted and unquoted values alike: a backslash is no cookie-octet,
-    and parsers disagree on what is quoted.
+    and parsers disagree on what is quoted. Each run of percent escapes must decode
+    to bytes the raw value may hold (Litestar's reading).
     """
+    yield from _text_findings(value, policy)
+    if b"\\" in value:
+        yield from _escape_findings(value)
+    if b"%" in value:
+        yield from _percent_findings(value, policy)
+
+
+def _text_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
+    """What ``value`` holds that no cookie may: text ``cookie_policy`` refuses, TAB,
+    CR, LF, and (under a policy that allows bidi controls) a bidi isolate."""
     for violation in iter_violations(value, cookie_policy(policy)):
         # A repair under ``policy`` replaces only what ``policy`` itself refuses.
         span = value[violation.start : violation.end]
@@ -94,8 +116,16 @@ def cookie_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
     if policy.allow_bidi_controls and not value.isascii():
         for match in _BIDI_ISOLATE.finditer(value):
             yield Finding(Location.HEADER, COOKIE, Kind.BIDI_CONTROL, match.start())
-    if b"\\" in value:
-        yield from _escape_findings(value)
+
+
+def _percent_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
+    """The first finding in each run of percent escapes, decoded once, at the run's
+    offset (no repair: a repair of the raw value would not change the escapes)."""
+    for match in ESCAPE_RUN.finditer(value):
+        decoded = percent_decode(match.group()).data
+        for found in _text_findings(decoded, policy):
+            yield replace(found, offset=match.start(), fixable=False)
+            break
 
 
 def _escape_findings(value: bytes) -> Iterator[Finding]:

@@ -25,6 +25,7 @@ from ._abnf import NOT_PCT_ENCODED, PCT_ENCODED
 from ._finding import RequestKind
 
 __all__ = [
+    "ESCAPE_RUN",
     "Decoded",
     "SecondDecode",
     "incomplete_escape_start",
@@ -38,7 +39,7 @@ _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
 #: Raw bytes one well-formed escape takes ("%XX"), less the one byte it becomes.
 _ESCAPE_SHRINK: Final = 2
 #: Consecutive well-formed escapes: what a second decode turns into bytes.
-_ESCAPE_RUN: Final = re.compile(rb"(?:%[0-9A-Fa-f]{2})+")
+ESCAPE_RUN: Final = re.compile(rb"(?:%[0-9A-Fa-f]{2})+")
 #: Where a run starts: the ``locate`` of its chunk and an index in that chunk (the
 #: chunk stays referenced while its run is open: one chunk at most).
 _Place = tuple[Callable[[int], int], int]
@@ -205,7 +206,7 @@ class SecondDecode:
         lo = 0
         run = self._run
         if run is not None:
-            first = _ESCAPE_RUN.match(buf, 0, cut)  # the open run goes on at buf[0]
+            first = ESCAPE_RUN.match(buf, 0, cut)  # the open run goes on at buf[0]
             if first is not None:
                 self._extend(run, first.group(), found)
                 lo = first.end()
@@ -218,7 +219,7 @@ class SecondDecode:
             hi -= last.end() if last else 0
         region = buf[lo:hi] if lo or hi < len(buf) else buf
         if b"%" in region and not self._runs_are_valid(region):
-            for match in _ESCAPE_RUN.finditer(buf, lo, hi):
+            for match in ESCAPE_RUN.finditer(buf, lo, hi):
                 if not is_valid(_unescape(match.group()), self._policy):
                     found.append(_offset(self._where(match.start(), held, locate)))
         if hi < cut:
