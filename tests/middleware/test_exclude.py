@@ -78,7 +78,9 @@ def test_excluded_route_gets_the_body_unchecked(
             headers={"content-type": "application/json"},
         )
         guard = Utf8GuardWSGIMiddleware(echo, exclude_paths=["/hooks/stripe"])
-        environ = make_environ("/hooks/stripe", signed, "application/json")
+        environ = make_environ(
+            "/hooks/stripe", signed, "application/json", RAW_URI="/hooks/stripe"
+        )
         wsgi = call(guard, environ)
     assert asgi.status_code == 200
     assert asgi.json()["body"] == '{"payload": "\\xff\\xfe"}'

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -21,7 +22,7 @@ from utf8guard.middleware._engine import BodyCheck
 from utf8guard.middleware._flow import BodyBuffer
 from utf8guard.middleware._wsgi_environ import environ_head
 from utf8guard.middleware._wsgi_input import input_chunks
-from utf8guard.middleware.wsgi import _read_into
+from utf8guard.middleware.wsgi import BLIND_SERVER_WARNING, _read_into
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo
@@ -665,3 +666,33 @@ def test_flask_normalize_mode_views_get_replacement_characters() -> None:
         # PEP 3333: Werkzeug hands header values over one code point per byte.
         "agent": "b\ufffdd".encode().decode("latin-1"),
     }
+
+
+def _setup_records(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "utf8guard.setup"]
+
+
+def test_a_server_without_a_raw_target_is_named_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Issue 25 R12: runserver and Granian's WSGI mode pass no RAW_URI/REQUEST_URI.
+    guard = Utf8GuardWSGIMiddleware(echo)
+    with caplog.at_level(logging.WARNING, logger="utf8guard.setup"):
+        first = call(guard, make_environ("/a"))
+        second = call(guard, make_environ("/c"))
+    assert first[0] == second[0] == "200 OK"
+    (message,) = _setup_records(caplog)
+    assert message == BLIND_SERVER_WARNING
+    assert "RAW_URI" in message
+    assert "exclude_paths" in message
+
+
+@pytest.mark.parametrize("key", ["RAW_URI", "REQUEST_URI"])
+def test_a_server_with_a_raw_target_is_not_named(
+    caplog: pytest.LogCaptureFixture, key: str
+) -> None:
+    guard = Utf8GuardWSGIMiddleware(echo)
+    with caplog.at_level(logging.WARNING, logger="utf8guard.setup"):
+        call(guard, make_environ("/a", **{key: "/a"}))
+        call(guard, make_environ("/b"))  # judged by the first request only
+    assert _setup_records(caplog) == []

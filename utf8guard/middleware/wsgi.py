@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
 from typing import TYPE_CHECKING, Final
@@ -60,6 +61,18 @@ __all__ = ["Utf8GuardWSGIMiddleware"]
 
 #: ``ViolationEvent.scope_type`` for findings made by this adapter.
 SCOPE_TYPE: Final = "wsgi"
+#: Issue 25 R12: a server that passes no raw target (Django's runserver, Granian's
+#: WSGI mode) has decoded the path before the guard sees it, so an encoded "/"
+#: (%2F) or a double encoding (%252e) is invisible and exclude_paths matches the
+#: decoded path. Said once per middleware, at its first request, on this logger.
+SETUP_LOGGER: Final = logging.getLogger("utf8guard.setup")
+BLIND_SERVER_WARNING: Final = (
+    "this WSGI server passes no raw request target (RAW_URI or REQUEST_URI): "
+    "the path is checked only as the server decoded it, so %2F and double "
+    "encodings it decoded are invisible to the guard and exclude_paths matches "
+    "the decoded path; serve with Gunicorn, uWSGI or Werkzeug to check the path "
+    "as sent (SECURITY.md, supported stacks)"
+)
 #: Whether the lane starts from the environ's parts (the C accelerator's
 #: ``environ_parts`` and ``head_plan``), not from the environ (``py_wsgi_plan``).
 _PARTS_FIRST: Final = IMPLEMENTATION == "c"
@@ -92,6 +105,8 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
     def __call__(
         self, environ: WSGIEnvironment, start_response: StartResponse
     ) -> Iterable[bytes]:
+        if not self._server_known:
+            self._know_server(environ)
         # C: the parts in one call, then the plan of them. Pure Python: the plan in
         # one pass (py_wsgi_plan), the parts only for the full check.
         parts = environ_parts(environ) if _PARTS_FIRST else None
@@ -152,6 +167,14 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
     def _ready(self) -> None:
         # A body read in one call, as the full check's first read would take it.
         self._lane: Lane = lane_for(self.config, REPLAY_BYTES)
+        #: Whether the first request has shown what the server passes (R12).
+        self._server_known = False
+
+    def _know_server(self, environ: WSGIEnvironment) -> None:
+        """Warn, once, when the server passes no raw target (:data:`SETUP_LOGGER`)."""
+        self._server_known = True
+        if "RAW_URI" not in environ and "REQUEST_URI" not in environ:
+            SETUP_LOGGER.warning(BLIND_SERVER_WARNING)
 
     def _plan(self, environ: WSGIEnvironment, parts: Parts | None) -> Plan:
         """:func:`._fast.head_plan` for a WSGI request (None: the full check), of
