@@ -13,6 +13,8 @@ import json
 import os
 from typing import Final
 
+import django
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.urls import re_path
 
@@ -45,3 +47,12 @@ def echo(request: HttpRequest) -> HttpResponse:
 
 
 urlpatterns: Final = [re_path(r"", echo)]
+
+
+def configure() -> None:
+    """Configure Django from this module's settings, once per process (the
+    in-process tests; the servers read ``DJANGO_SETTINGS_MODULE``)."""
+    if not settings.configured:
+        here = globals()
+        settings.configure(**{name: here[name] for name in here if name.isupper()})
+        django.setup()

@@ -12,9 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-import django
 import pytest
-from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
 from django.test import override_settings
 from werkzeug.test import Client
@@ -34,15 +32,7 @@ from .test_adapters import (
     wsgi_echo,
 )
 
-if not settings.configured:
-    settings.configure(
-        **{
-            name: getattr(django_site, name)
-            for name in dir(django_site)
-            if name.isupper()
-        }
-    )
-    django.setup()
+django_site.configure()
 
 ROWS = [*corpus(), LARGE_UPLOAD]
 IDS = [row[0] for row in ROWS]

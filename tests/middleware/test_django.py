@@ -15,10 +15,8 @@ import io
 import json
 from typing import cast
 
-import django
 import pytest
 from asgiref.sync import iscoroutinefunction
-from django.conf import settings
 from django.core.handlers.asgi import (
     ASGIHandler,
     ASGIRequest,
@@ -53,15 +51,7 @@ from .test_adapters import (
     run_wsgi,
 )
 
-if not settings.configured:
-    settings.configure(
-        **{
-            name: getattr(django_site, name)
-            for name in dir(django_site)
-            if name.isupper()
-        }
-    )
-    django.setup()
+django_site.configure()
 
 #: The modes the table runs under (stream_body is refused by the Django class).
 CONFIGS = {

@@ -12,9 +12,7 @@ import io
 from collections.abc import Iterator
 from functools import partial
 
-import django
 import pytest
-from django.conf import settings
 from django.core.checks import Error, Warning
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.wsgi import WSGIHandler
@@ -36,15 +34,7 @@ from utf8guard.middleware.django import Utf8GuardAppConfig
 from . import django_site
 from .test_adapters import asgi_echo, wsgi_echo
 
-if not settings.configured:
-    settings.configure(
-        **{
-            name: getattr(django_site, name)
-            for name in dir(django_site)
-            if name.isupper()
-        }
-    )
-    django.setup()
+django_site.configure()
 
 DJANGO_CLASS = "utf8guard.middleware.django.Utf8GuardMiddleware"
 ASGI_CLASS = "utf8guard.middleware.Utf8GuardMiddleware"

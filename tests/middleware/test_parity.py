@@ -16,9 +16,7 @@ import io
 import json
 from urllib.parse import unquote, unquote_to_bytes
 
-import django
 import pytest
-from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 from django.test import override_settings
 
@@ -30,15 +28,7 @@ from . import django_site
 from .attack_table import MAX_BODY_BYTES, ROWS
 from .test_adapters import _body_bytes, asgi_echo, wsgi_echo
 
-if not settings.configured:
-    settings.configure(
-        **{
-            name: getattr(django_site, name)
-            for name in dir(django_site)
-            if name.isupper()
-        }
-    )
-    django.setup()
+django_site.configure()
 
 #: Head-only rows and paths the table holds, plus the issue's own request.
 TARGETS = sorted(
