@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fastapi import FastAPI
 from pydantic import BaseModel
@@ -98,11 +98,11 @@ def _respond(document: Document) -> Response:
     return Response(dumps(document), media_type="application/json")
 
 
-def _guarded(app: ASGIApp) -> ASGIApp:
+def _guarded(app: ASGIApp, **options: Any) -> ASGIApp:
     exit_later()
-    block = Utf8GuardMiddleware(app)
+    block = Utf8GuardMiddleware(app, **options)
     normalize = Utf8GuardMiddleware(
-        app, mode="normalize", allow_encoded_separators=True
+        app, mode="normalize", allow_encoded_separators=True, **options
     )
 
     async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:

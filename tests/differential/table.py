@@ -160,6 +160,9 @@ CONTROLS: Final = (
         cookies=[["lang", "fr"], ["city", "München"]],
     ),
     control("clean-header", get(b"/ctl", ((b"X-Name", "𝄞 ä".encode()),))),
+    # Issue 26: old clients send Latin-1 in User-Agent; every framework reads it so.
+    control("clean-user-agent-latin1", get(b"/ctl", ((b"User-Agent", b"Mozilla Caf\xe9"),))),
+    refuse("user-agent-overlong", get(b"/h", ((b"User-Agent", b"x\xc0\xaf"),)), "À¯"),
     control(
         "clean-normalize-mode",
         get(b"/normalize/ok/caf%C3%A9"),

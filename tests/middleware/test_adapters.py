@@ -226,6 +226,7 @@ SAMPLE_OPTIONS: dict[str, object] = {
     "windows_upload_names": True,
     "stream_body": True,
     "skip_headers": ["cookie"],
+    "latin1_headers": ["x-legacy"],
     "allow_encoded_separators": True,
     "allow_lookalike_separators": True,
     "inspect_all_bodies": True,

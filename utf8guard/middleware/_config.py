@@ -13,6 +13,7 @@ from .._scan import is_valid
 from ._abnf import FIELD_NAME
 from ._cookies import cookie_policy
 from ._finding import ViolationEvent
+from ._latin1 import DEFAULT_LATIN1_HEADERS
 
 if TYPE_CHECKING:
     from ._respond import Refusal
@@ -95,6 +96,11 @@ class GuardConfig:
     windows_upload_names: bool = False
     stream_body: bool = False
     skip_headers: Collection[str] = ()
+    #: Header fields whose value may hold printable Latin-1 bytes that are not UTF-8
+    #: (obs-text, RFC 9110 §5.5): every framework reads them as Latin-1, so they
+    #: deceive no parser; C1 controls and overlong, surrogate and out-of-range forms
+    #: stay refused. ``()`` refuses them in every field.
+    latin1_headers: Collection[str] = DEFAULT_LATIN1_HEADERS
     allow_encoded_separators: bool = False
     allow_lookalike_separators: bool = False
     #: Check every body as UTF-8 text (and as JSON when it starts like JSON), not only
@@ -148,7 +154,8 @@ class GuardConfig:
             object.__setattr__(
                 self, "request_id_header", _header_name(self.request_id_header)
             )
-        object.__setattr__(self, "skip_headers", _header_names(self.skip_headers))
+        for name in ("skip_headers", "latin1_headers"):
+            object.__setattr__(self, name, _header_names(name, getattr(self, name)))
         base = self.path_policy if self.path_policy is not None else self.policy
         path = replace(
             base, allow_nul=False, allow_controls=False, allow_bidi_controls=False
@@ -183,12 +190,12 @@ def _check_size(name: str, value: object) -> None:
         raise ValueError(f"{name} must be > 0, not {value}")
 
 
-def _header_names(names: object) -> frozenset[str]:
+def _header_names(option: str, names: object) -> frozenset[str]:
     if isinstance(names, str | bytes) or not isinstance(names, Iterable):
-        raise TypeError("skip_headers must be a collection of header names")
+        raise TypeError(f"{option} must be a collection of header names")
     listed = list(names)
     if not all(isinstance(name, str) for name in listed):
-        raise TypeError("skip_headers must hold str header names")
+        raise TypeError(f"{option} must hold str header names")
     return frozenset(name.lower() for name in listed)
 
 
@@ -232,6 +239,7 @@ class GuardOptions(TypedDict, total=False):
     windows_upload_names: bool
     stream_body: bool
     skip_headers: Collection[str]
+    latin1_headers: Collection[str]
     allow_encoded_separators: bool
     allow_lookalike_separators: bool
     inspect_all_bodies: bool

@@ -17,6 +17,7 @@ from ._abnf import FIELD_NAME, NOT_PCT_ENCODED, PCT_ENCODED
 from ._config import GuardConfig
 from ._cookies import cookie_findings
 from ._finding import Finding, Location, RequestKind, safe_name
+from ._latin1 import deceptive
 from ._percent import Decoded, SecondDecode, percent_decode
 from ._trigger import Trigger
 
@@ -149,12 +150,22 @@ def normalize_head(head: RequestHead, config: GuardConfig) -> RequestHead:
         raw_path=_requoted(path) if raw is None else _normalized_raw_path(raw, policy),
         query_string=_normalized_query(head.query_string, config.policy),
         headers=tuple(
-            (name, value)
-            if name.lower().decode("latin-1") in config.skip_headers
-            else (name, repair(value, config.policy))
+            (name, _normalized_field(name, value, config))
             for name, value in head.headers
         ),
     )
+
+
+def _normalized_field(name: bytes, value: bytes, config: GuardConfig) -> bytes:
+    """``value`` repaired, unless skipped or Latin-1 text that passes as it is."""
+    lowered = name.lower().decode("latin-1")
+    if lowered in config.skip_headers:
+        return value
+    if lowered in config.latin1_headers and not any(
+        deceptive(value, iter_violations(value, config.policy))
+    ):
+        return value
+    return repair(value, config.policy)
 
 
 def _requoted(text: str) -> bytes:
@@ -395,8 +406,12 @@ def _header_findings(
         yield from _forbidden_field_bytes(value, shown)
         if config.is_plain(value):
             continue
-        # RFC 9110 §5.5 lets obs-text through as opaque bytes; here they must be UTF-8.
-        for violation in iter_violations(value, config.policy):
+        # RFC 9110 §5.5 lets obs-text through as opaque bytes; here they must be
+        # UTF-8, but for printable Latin-1 in the free-text fields (_latin1).
+        violations = iter_violations(value, config.policy)
+        if lowered.decode("ascii") in config.latin1_headers:
+            violations = deceptive(value, violations)
+        for violation in violations:
             yield Finding(
                 Location.HEADER, shown, violation.kind, violation.start, fixable=True
             )
