@@ -13,8 +13,7 @@ import json
 import os
 from typing import Final
 
-import django
-from django.conf import settings
+import django.conf
 from django.http import HttpRequest, HttpResponse
 from django.urls import re_path
 
@@ -52,7 +51,11 @@ urlpatterns: Final = [re_path(r"", echo)]
 def configure() -> None:
     """Configure Django from this module's settings, once per process (the
     in-process tests; the servers read ``DJANGO_SETTINGS_MODULE``)."""
-    if not settings.configured:
+    # django.conf.settings, not a module global: pytest's doctest collection reads
+    # every global's attributes, and LazySettings raises before it is configured.
+    if not django.conf.settings.configured:
         here = globals()
-        settings.configure(**{name: here[name] for name in here if name.isupper()})
+        django.conf.settings.configure(
+            **{name: here[name] for name in here if name.isupper()}
+        )
         django.setup()
