@@ -20,7 +20,7 @@ from ._mediatype import (
     media_kind,
     parse_media_type,
 )
-from ._multipart import MAX_BOUNDARY_BYTES, MultipartInspector
+from ._multipart import MultipartInspector
 from ._sniff import SniffingInspector
 from ._text import BodyInspector, body_finding
 
@@ -127,7 +127,7 @@ def _kind(
         return "binary", b""
     if kind is None or kind == "text":
         return "sniff", b""
-    if kind == "multipart" and not 1 <= len(boundary) <= MAX_BOUNDARY_BYTES:
+    if kind == "multipart" and not boundary:
         return RequestKind.MALFORMED_MULTIPART
     if kind == "multipart" and not is_valid_boundary(boundary):
         return RequestKind.MULTIPART_INVALID_BOUNDARY  # a wildcard type's

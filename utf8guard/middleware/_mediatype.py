@@ -106,13 +106,17 @@ SPACED_EQUALS: Final = re.compile(rb"[ \t]=|=[ \t]")
 #: RFC 2046 §5.1.1: bchars := bcharsnospace / " ", with
 #: bcharsnospace := DIGIT / ALPHA / "'" / "(" / ")" / "+" / "_" / "," / "-" / "." /
 #: "/" / ":" / "=" / "?"; boundary := 0*69<bchars> bcharsnospace.
-_BOUNDARY: Final = re.compile(rb"[0-9A-Za-z'()+_,\-./:=? ]*[0-9A-Za-z'()+_,\-./:=?]")
+_BOUNDARY: Final = re.compile(
+    rb"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]"
+)
 
 
 def is_valid_boundary(boundary: bytes) -> bool:
-    """True when ``boundary`` is RFC 2046 §5.1.1 ``bchars`` with no trailing space.
+    """True when ``boundary`` is 1 to 70 RFC 2046 §5.1.1 ``bchars``, the last no space.
 
     >>> is_valid_boundary(b"----WebKitFormBoundary7MA4"), is_valid_boundary(b"XyZ ")
+    (True, False)
+    >>> is_valid_boundary(b"a" * 70), is_valid_boundary(b"a" * 71)
     (True, False)
     """
     return _BOUNDARY.fullmatch(boundary) is not None

@@ -21,10 +21,8 @@ from ._multipart_part import (
 )
 from ._text import BodyInspector, body_finding
 
-__all__ = ["MAX_BOUNDARY_BYTES", "MAX_PART_HEADER_BYTES", "MultipartInspector"]
+__all__ = ["MAX_PART_HEADER_BYTES", "MultipartInspector"]
 
-#: RFC 2046 §5.1.1: a boundary is 1 to 70 characters.
-MAX_BOUNDARY_BYTES: Final = 70
 #: Findings one body returns (one per bad field, so a form of many bad fields would
 #: make many); the rest are counted in ``dropped``. Equal to the engine's
 #: MAX_FINDINGS, which caps what is reported per request.
