@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import array
+import pickle
 from dataclasses import replace
 
 import pytest
@@ -150,6 +151,27 @@ def test_error_message_names_kind_offsets_and_hex_only() -> None:
 def test_error_without_bytes_gives_kind_and_offsets() -> None:
     error = Utf8Error(Violation(Kind.NUL, 3, 4))
     assert str(error) == "nul at bytes [3, 4)"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"a\xc0\xafb", "overlong at bytes [1, 2): c0"),
+        (b"x" * 20 + b"\xef\xbf\xbe", "noncharacter at bytes [20, 23): ef bf be"),
+    ],
+)
+def test_error_survives_pickle(data: bytes, message: str) -> None:
+    # A worker pool or a multiprocessing queue pickles the exception: it must come
+    # back as the same type with the same violation and message, not fail to load.
+    with pytest.raises(Utf8Error) as info:
+        validate(data)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(info.value, protocol))  # noqa: S301 (own bytes)
+        assert type(back) is Utf8Error
+        assert str(back) == message
+        assert back.violation == info.value.violation
+    bare = pickle.loads(pickle.dumps(Utf8Error(Violation(Kind.NUL, 3, 4))))  # noqa: S301
+    assert str(bare) == "nul at bytes [3, 4)"
 
 
 def test_kind_str_is_its_value() -> None:

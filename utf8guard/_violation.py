@@ -85,3 +85,10 @@ class Utf8Error(ValueError):
     def __init__(self, violation: Violation, data: bytes | None = None) -> None:
         super().__init__(describe(violation, data))
         self.violation = violation
+        self._snippet = data[:8] if data else None
+
+    def __reduce__(self) -> tuple[type[Utf8Error], tuple[Violation, bytes | None]]:
+        # BaseException pickles ``args`` (the message), which __init__ cannot take
+        # back: rebuild from the violation and the snippet the message shows, so an
+        # error crosses a process pool or a multiprocessing queue intact.
+        return (type(self), (self.violation, self._snippet))
