@@ -25,14 +25,9 @@ from ._abnf import PRINTABLE, TCHAR
 from ._config import GuardConfig
 from ._cookies import COOKIE_TRIGGER
 from ._percent import strict_unquote
-from ._request import (
-    DECODED_PATH_TRIGGER,
-    HOST_TRIGGER,
-    LOOKALIKE,
-    PATH_TRICK_TRIGGER,
-    RequestHead,
-)
+from ._request import HOST_TRIGGER, RequestHead
 from ._seen import remember
+from ._target import DECODED_PATH_TRIGGER, LOOKALIKE, PATH_TRICK_TRIGGER
 from ._trigger import Needles, Trigger, holds_any, needles_of
 
 __all__ = [
