@@ -25,7 +25,12 @@ from ._abnf import PRINTABLE, TCHAR
 from ._config import GuardConfig
 from ._cookies import COOKIE_TRIGGER
 from ._percent import strict_unquote
-from ._request import HOST_TRIGGER, RequestHead
+from ._request import (
+    FIELD_VALUE_TRIGGER,
+    HOST_TRIGGER,
+    QUERY_ESCAPE_TRIGGER,
+    RequestHead,
+)
 from ._seen import remember
 from ._target import DECODED_PATH_TRIGGER, LOOKALIKE, PATH_TRICK_TRIGGER
 from ._trigger import Needles, Trigger, holds_any, needles_of
@@ -62,13 +67,6 @@ _PAIR_LENGTH: Final = 2
 #: tuple``, which builds a union object at every test). Tuple first: servers give
 #: the pairs as tuples, and each type tried costs a few percent of the header loop.
 _SEQUENCES: Final = (tuple, list)
-#: Names a clean head holds at most once. RFC 9112 §3.2: one Host line. RFC 9113
-#: §8.2.3: HTTP/2 may split Cookie in fields (then the full check). RFC 9112 §6.3:
-#: framing the body check must weigh in full (_engine's _framing_finding and
-#: body_inspector's repeated Content-Type).
-_ONCE: Final = (b"host", b"cookie", b"content-length", b"content-type")
-#: Names the full check must weigh: the codings.
-_DECLINED_NAMES: Final = frozenset((b"transfer-encoding", b"content-encoding"))
 #: tchar bytes lower-cased (RFC 9110 §5.1: field names are case-insensitive), the
 #: joiner kept, every other byte NUL (no tchar).
 _LOWER_TCHAR: Final = bytes(
@@ -83,35 +81,62 @@ _LOWER_TCHAR: Final = bytes(
 # a bytes needle as an int, and raising and clearing that TypeError costs several
 # times the search itself.
 _NUL: Final = 0x00
-_LF: Final = 0x0A
-_CR: Final = 0x0D
 _PERCENT: Final = 0x25
 
 
 class Triggers(NamedTuple):
     """The lane's table: each head rule's :class:`._trigger.Trigger`, by where the
-    lane looks for its needles. The C lane reads it at its first call
-    (``_speedups_http.c``)."""
+    lane looks for its needles, and the field names the lane leaves to the full
+    check. The C lane reads it at its first call (``_speedups_http.c``)."""
 
     #: Looked for in "/" + the raw path in ASCII lower case.
     raw_path: Trigger
     #: Looked for in the percent-decoded path.
     decoded_path: Trigger
-    #: Per once-only field name (of _ONCE), looked for in its one value.
+    #: Looked for in the query percent-decoded with "+" as space.
+    decoded_query: Trigger
+    #: Looked for in every field value.
+    values: Trigger
+    #: Per once-only field name (of ``once``), looked for in its one value.
     fields: tuple[tuple[bytes, Trigger], ...]
+    #: Lower-case names a clean head holds at most once, in this order: Host,
+    #: Cookie, Content-Length, Content-Type (what the body's route reads).
+    once: tuple[bytes, bytes, bytes, bytes]
+    #: Lower-case names a clean head does not hold.
+    declined: tuple[bytes, ...]
 
 
 TRIGGERS: Final = Triggers(
     raw_path=PATH_TRICK_TRIGGER,
     decoded_path=DECODED_PATH_TRIGGER,
+    decoded_query=QUERY_ESCAPE_TRIGGER,
+    values=FIELD_VALUE_TRIGGER,
     fields=((b"host", HOST_TRIGGER), (b"cookie", COOKIE_TRIGGER)),
+    # RFC 9112 §3.2: one Host line. RFC 9113 §8.2.3: HTTP/2 may split Cookie in
+    # fields (then the full check). RFC 9112 §6.3: framing the body check must weigh
+    # in full (_engine's _framing_finding and body_inspector's repeated
+    # Content-Type).
+    once=(b"host", b"cookie", b"content-length", b"content-type"),
+    # A coded body (RFC 9110 §8.4), body_inspector's to judge in full.
+    declined=(b"transfer-encoding", b"content-encoding"),
 )
-
+_ONCE: Final = TRIGGERS.once
+_DECLINED_NAMES: Final = frozenset(TRIGGERS.declined)
 
 _RAW_PATH_NEEDLES: Final = tuple(
     needle.decode("ascii") for needle in TRIGGERS.raw_path.needles
 )
 _DECODED_PATH_NEEDLES: Final = needles_of(TRIGGERS.decoded_path)
+_QUERY_NEEDLES: Final = needles_of(TRIGGERS.decoded_query)
+#: Whether a query needle can occur where no "%" is: then every query is decoded.
+_QUERY_PLAIN_NEEDLE: Final = any(b"%" not in n for n in TRIGGERS.decoded_query.needles)
+_VALUE_NEEDLES: Final = needles_of(TRIGGERS.values)
+#: Printable ASCII but the bytes of value needles: values of only these hold none.
+_VALUE_PLAIN: Final = bytes(
+    byte
+    for byte in PRINTABLE
+    if not any(byte in needle for needle in TRIGGERS.values.needles)
+)
 #: The once-only fields with a trigger: their place in _ONCE, and its needles.
 _FIELD_NEEDLES: Final = tuple(
     (_ONCE.index(name), needles_of(trigger)) for name, trigger in TRIGGERS.fields
@@ -246,12 +271,16 @@ def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | N
 def _is_clean_query(query: bytes, policy: Policy) -> bool:
     if not query.isascii():
         return False
-    if _PERCENT not in query:
+    if _PERCENT not in query and not _QUERY_PLAIN_NEEDLE:
         return is_valid(query, policy)
     # "&", "=" and "+" are ASCII and no sequence spans one, so the whole decoded
     # query is clean exactly when each decoded name and value is.
     decoded = strict_unquote(query.replace(b"+", b" "))
-    return decoded is not None and _PERCENT not in decoded and is_valid(decoded, policy)
+    return (
+        decoded is not None
+        and not holds_any(decoded, _QUERY_NEEDLES)
+        and is_valid(decoded, policy)
+    )
 
 
 def clean_headers(headers: object, policy: Policy) -> OnceFields | None:
@@ -320,14 +349,12 @@ def _name_facts(joined: bytes) -> NameFacts:
 def are_clean_values(values_joined: bytes, policy: Policy) -> bool:
     """Whether field values joined by :data:`VALUE_JOINER` are clean under ``policy``
     (the header policy): the value rules the names do not change."""
-    # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
-    # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
-    # controls refused too: stricter for every header, exact for the Cookie one.
-    # Printable ASCII, what a header value usually is, holds neither and every
-    # Policy allows it (each refuses only NUL, controls, DEL or non-ASCII), so it
-    # needs no other look; any other policy object is read as before.
-    if values_joined.translate(None, PRINTABLE) or type(policy) is not Policy:
-        if _CR in values_joined or _LF in values_joined:
+    # The values' trigger (RFC 9110 §5.5: no CR, LF or NUL), then UTF-8 under the
+    # header policy. Printable ASCII, what a header value usually is, every Policy
+    # allows (each refuses only NUL, controls, DEL or non-ASCII): values of
+    # _VALUE_PLAIN need no other look; any other policy object is read as before.
+    if values_joined.translate(None, _VALUE_PLAIN) or type(policy) is not Policy:
+        if holds_any(values_joined, _VALUE_NEEDLES):
             return False
         return is_valid(values_joined, policy)
     return True
@@ -340,7 +367,6 @@ def _field_indexes(names: list[bytes]) -> FieldIndexes | None:
     present = set(names)
     if len(present) < len(names) and any(names.count(name) > 1 for name in _ONCE):
         return None
-    # A coded body (RFC 9110 §8.4), body_inspector's to judge in full.
     if not present.isdisjoint(_DECLINED_NAMES):
         return None
     host, cookie, length, content_type = (
