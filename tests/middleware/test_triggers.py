@@ -4,9 +4,9 @@ Each head rule the lane does not share with the full check declares a
 :class:`Trigger` next to its exact check: the needles the lane looks for, and
 vectors the rule refuses. Here every vector must hold a needle and be refused, and
 a property test splices the rules' own vectors (the triggers', and the shared
-rules': ill-formed UTF-8 and policy code points from ``tests/vectors.py``, CR, LF
-and NUL of RFC 9110 §5.5, non-token names, repeated once-only fields) into clean
-heads: whenever ``inspect_head`` finds anything, the lane must not call the head
+rules': ill-formed UTF-8 and policy code points from ``tests/vectors.py``,
+non-token names, and lines of the once-only and declined fields the table names)
+into clean heads: whenever ``inspect_head`` finds anything, the lane must not call the head
 clean, with the C scan and the Python one alike.
 """
 
