@@ -33,7 +33,7 @@ from ._request import (
 )
 from ._seen import remember
 from ._target import DECODED_PATH_TRIGGER, LOOKALIKE, PATH_TRICK_TRIGGER
-from ._trigger import Needles, Trigger, holds_any, needles_of
+from ._trigger import Trigger, gate_of, search_of
 
 __all__ = [
     "TRIGGERS",
@@ -123,23 +123,25 @@ TRIGGERS: Final = Triggers(
 _ONCE: Final = TRIGGERS.once
 _DECLINED_NAMES: Final = frozenset(TRIGGERS.declined)
 
-_RAW_PATH_NEEDLES: Final = tuple(
-    needle.decode("ascii") for needle in TRIGGERS.raw_path.needles
-)
-_DECODED_PATH_NEEDLES: Final = needles_of(TRIGGERS.decoded_path)
-_QUERY_NEEDLES: Final = needles_of(TRIGGERS.decoded_query)
+# Each location's needles, compiled once (_trigger.Gate: a translate pass, then a
+# search only where a needle may be).
+#: Looked for in "/" + the raw path in lower case (so an upper-case needle is never
+#: found, as in the C lane).
+_RAW_PATH_SEARCH: Final = search_of(TRIGGERS.raw_path.needles)
+_DECODED_PATH_MARKS, _DECODED_PATH_SEARCH = gate_of(TRIGGERS.decoded_path.needles)
+_QUERY_MARKS, _QUERY_SEARCH = gate_of(TRIGGERS.decoded_query.needles)
 #: Whether a query needle can occur where no "%" is: then every query is decoded.
 _QUERY_PLAIN_NEEDLE: Final = any(b"%" not in n for n in TRIGGERS.decoded_query.needles)
-_VALUE_NEEDLES: Final = needles_of(TRIGGERS.values)
+_VALUE_MARKS, _VALUE_SEARCH = gate_of(TRIGGERS.values.needles)
 #: Printable ASCII but the bytes of value needles: values of only these hold none.
 _VALUE_PLAIN: Final = bytes(
     byte
     for byte in PRINTABLE
     if not any(byte in needle for needle in TRIGGERS.values.needles)
 )
-#: The once-only fields with a trigger: their place in _ONCE, and its needles.
-_FIELD_NEEDLES: Final = tuple(
-    (_ONCE.index(name), needles_of(trigger)) for name, trigger in TRIGGERS.fields
+#: The once-only fields with a trigger: their place in _ONCE, and its gate.
+_FIELD_GATES: Final = tuple(
+    (_ONCE.index(name), *gate_of(trigger.needles)) for name, trigger in TRIGGERS.fields
 )
 
 
@@ -247,21 +249,13 @@ def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | N
     """The decoded path when it is clean but for the look-alike rule, else None."""
     if not raw.isascii():
         return None
-    # The ASCII target as str: "in" with a str needle is a plain search (see _NUL).
-    probe = "/" + raw.decode("ascii").lower()
-    for needle in _RAW_PATH_NEEDLES:
-        if needle in probe:
-            return None
+    if _RAW_PATH_SEARCH(b"/" + raw.lower()):
+        return None
     # None: a malformed escape.
     decoded = strict_unquote(raw) if _PERCENT in raw else raw
     if decoded is None:
         return None
-    # holds_any, its single bytes unrolled: this runs on every request the lane takes.
-    single, longer, non_ascii = _DECODED_PATH_NEEDLES
-    for byte in single:
-        if byte in decoded:
-            return None
-    if (longer or non_ascii) and holds_any(decoded, _DECODED_PATH_NEEDLES):
+    if 0 in decoded.translate(_DECODED_PATH_MARKS) and _DECODED_PATH_SEARCH(decoded):
         return None
     if app_path is not None and app_path != decoded:
         return None
@@ -278,7 +272,7 @@ def _is_clean_query(query: bytes, policy: Policy) -> bool:
     decoded = strict_unquote(query.replace(b"+", b" "))
     return (
         decoded is not None
-        and not holds_any(decoded, _QUERY_NEEDLES)
+        and not (0 in decoded.translate(_QUERY_MARKS) and _QUERY_SEARCH(decoded))
         and is_valid(decoded, policy)
     )
 
@@ -354,7 +348,7 @@ def are_clean_values(values_joined: bytes, policy: Policy) -> bool:
     # allows (each refuses only NUL, controls, DEL or non-ASCII): values of
     # _VALUE_PLAIN need no other look; any other policy object is read as before.
     if values_joined.translate(None, _VALUE_PLAIN) or type(policy) is not Policy:
-        if holds_any(values_joined, _VALUE_NEEDLES):
+        if 0 in values_joined.translate(_VALUE_MARKS) and _VALUE_SEARCH(values_joined):
             return False
         return is_valid(values_joined, policy)
     return True
@@ -384,17 +378,9 @@ def once_fields(
     """``(Content-Length, Content-Type)`` of the one field of each name (None: no
     such field), or None when the Host or Cookie value is for the full check."""
     values = (host, cookie, length, content_type)
-    # holds_any, unrolled: this runs on every request the lane takes.
-    for index, (single, longer, non_ascii) in _FIELD_NEEDLES:
+    for index, marks, search in _FIELD_GATES:
         value = values[index]
-        if value is None:
-            continue
-        for byte in single:
-            if byte in value:
-                return None
-        if (longer or (non_ascii and not value.isascii())) and holds_any(
-            value, Needles(single, longer, non_ascii)
-        ):
+        if value is not None and 0 in value.translate(marks) and search(value):
             return None
     return length, content_type
 
