@@ -151,11 +151,28 @@ _FIELD_GATES: Final = tuple(
 CleanHead = tuple[bool, bytes | None, bytes | None]
 #: The values of the one Content-Length and the one Content-Type field, if any.
 OnceFields = tuple[bytes | None, bytes | None]
-#: The positions of the Host, Cookie, Content-Length and Content-Type fields (in
-#: :data:`_ONCE`'s order) among a head's fields, None for one that is absent.
-FieldIndexes = tuple[int | None, int | None, int | None, int | None]
-#: What the name rules say of a head's names (:func:`name_facts`).
-NameFacts = tuple[int, FieldIndexes | None]
+
+
+class FieldIndexes(NamedTuple):
+    """Where the once-only fields (:data:`_ONCE`) are among a head's fields; None
+    for one that is absent."""
+
+    host: int | None
+    cookie: int | None
+    content_length: int | None
+    content_type: int | None
+
+
+class NameFacts(NamedTuple):
+    """What the name rules say of a head's names (:func:`name_facts`)."""
+
+    #: The number of names, when every one is a token; else 0.
+    name_count: int
+    #: Where the once-only fields are, or None when the names are the full check's.
+    found: FieldIndexes | None
+
+
+_NO_NAMES: Final = NameFacts(0, FieldIndexes(None, None, None, None))
 #: The names of heads seen before, joined by _NAME_JOINER: their :func:`name_facts`.
 _seen_names: Final[dict[bytes, NameFacts]] = {}
 ScanHead = Callable[
@@ -311,14 +328,14 @@ def clean_headers(headers: object, policy: Policy) -> OnceFields | None:
 
 
 def name_facts(names: list[bytes]) -> NameFacts:
-    """What the name rules say of a head's field ``names``: ``(count, found)``.
+    """What the name rules say of a head's field ``names``: ``(name_count, found)``.
 
-    ``count`` is ``len(names)`` exactly when every name is a token (RFC 9110 §5.1);
+    ``name_count`` is ``len(names)`` exactly when every name is a token (RFC 9110 §5.1);
     ``found`` is :func:`_field_indexes` of them. Remembered by the joined names
     (bounded, :func:`._seen.remember`): servers repeat them request after request.
     """
     if not names:
-        return 0, (None, None, None, None)
+        return _NO_NAMES
     joined = _NAME_JOINER.join(names)
     facts = _seen_names.get(joined)
     if facts is None:
@@ -336,8 +353,8 @@ def _name_facts(joined: bytes) -> NameFacts:
     lowered_joined = joined.translate(_LOWER_TCHAR)
     lowered = lowered_joined.split(_NAME_JOINER)
     if _NUL in lowered_joined or b"" in lowered:
-        return 0, None
-    return len(lowered), _field_indexes(lowered)
+        return NameFacts(0, None)
+    return NameFacts(len(lowered), _field_indexes(lowered))
 
 
 def are_clean_values(values_joined: bytes, policy: Policy) -> bool:
@@ -363,10 +380,9 @@ def _field_indexes(names: list[bytes]) -> FieldIndexes | None:
         return None
     if not present.isdisjoint(_DECLINED_NAMES):
         return None
-    host, cookie, length, content_type = (
+    return FieldIndexes._make(
         names.index(name) if name in present else None for name in _ONCE
     )
-    return host, cookie, length, content_type
 
 
 def once_fields(
