@@ -219,7 +219,10 @@ typedef struct {
 } needle_set;
 
 static PyObject *trigger_table; /* owned: keeps every needle alive */
-static needle_set raw_path_set, decoded_path_set;
+static needle_set raw_path_set, decoded_path_set, query_set, value_set;
+/* Whether a query needle lacks "%" (then every query is decoded), and whether a
+ * value needle is all printable (then no value skips the search). */
+static int query_always_decoded, value_needs_search;
 
 /* The byte at index i of (`slash` ? "/" : "") + p, in ASCII lower case when `fold`
  * (str.lower() of ASCII). */
@@ -371,7 +374,7 @@ static int clean_query(PyObject *query, PyObject *policy) {
     size_t n = (size_t)PyBytes_GET_SIZE(query);
     if (!is_ascii(p, n))
         return 0;
-    if (memchr(p, '%', n) == NULL)
+    if (!query_always_decoded && memchr(p, '%', n) == NULL)
         return speedups_policy_is_valid(p, n, policy);
     buffer_t buf;
     uint8_t *out = buffer_get(&buf, n);
@@ -379,7 +382,9 @@ static int clean_query(PyObject *query, PyObject *policy) {
         return -1;
     Py_ssize_t got = unquote(p, n, out, 1);
     size_t len = got < 0 ? 0 : (size_t)got;
-    int rc = got < 0 || memchr(out, '%', len) != NULL ? 0 : speedups_policy_is_valid(out, len, policy);
+    int rc = got < 0 || holds_any(&query_set, out, len, 0, 0)
+                 ? 0
+                 : speedups_policy_is_valid(out, len, policy);
     buffer_free(&buf);
     return rc;
 }
@@ -413,41 +418,34 @@ static int load_tchar(void) {
     return rc;
 }
 
-/* The fields whose count and values the proof weighs, by lower-case name. */
+/* The fields whose count and values the proof weighs, by lower-case name: py
+ * _clean.TRIGGERS.once (in its order) and .declined, read with the table. */
+#define MAX_DECLINED 8
 enum field {
     F_OTHER,
     F_HOST,
     F_COOKIE,
     F_CONTENT_LENGTH,
     F_CONTENT_TYPE,
-    F_TRANSFER_ENCODING,
-    F_CONTENT_ENCODING,
-    F_COUNT
+    F_DECLINED,
+    F_COUNT = F_DECLINED + MAX_DECLINED
 };
 
-static const struct {
-    const char *name;
-    Py_ssize_t length;
-} FIELDS[F_COUNT] = {
-    {"", 0},
-    {"host", 4},
-    {"cookie", 6},
-    {"content-length", 14},
-    {"content-type", 12},
-    {"transfer-encoding", 17},
-    {"content-encoding", 16},
-};
+/* Each field's name (bytes borrowed from trigger_table); NULL for none. */
+static PyObject *field_names[F_COUNT];
 
 /* The field a name is, comparing in ASCII lower case (bytes.lower()). */
 static enum field field_of(const uint8_t *name, Py_ssize_t n) {
     for (int f = F_HOST; f < F_COUNT; f++) {
-        if (n != FIELDS[f].length)
+        PyObject *known = field_names[f];
+        if (known == NULL || n != PyBytes_GET_SIZE(known))
             continue;
+        const uint8_t *q = (const uint8_t *)PyBytes_AS_STRING(known);
         Py_ssize_t i = 0;
         for (; i < n; i++) {
             uint8_t c = name[i];
             uint8_t lower = c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
-            if (lower != (uint8_t)FIELDS[f].name[i])
+            if (lower != q[i])
                 break;
         }
         if (i == n)
@@ -464,8 +462,43 @@ static enum field field_of(const uint8_t *name, Py_ssize_t n) {
 static needle_set field_sets[F_COUNT];
 static int triggers_loaded;
 
-/* Reads _clean.TRIGGERS: (raw_path, decoded_path, ((name, trigger), ...)), each
- * name one of the once-only fields (py _ONCE). 0, or -1 with an exception set. */
+/* `names` (a tuple of `count` non-empty bytes, or of at most `count` when
+ * `at_most`) into field_names from `first`: 0, or -1 with TypeError set. */
+static int load_names(PyObject *names, int first, Py_ssize_t count, int at_most) {
+    if (!PyTuple_CheckExact(names) || PyTuple_GET_SIZE(names) > count ||
+        (!at_most && PyTuple_GET_SIZE(names) != count)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_clean.TRIGGERS: once and declined must be tuples of names");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(names); k++) {
+        PyObject *name = PyTuple_GET_ITEM(names, k);
+        if (!PyBytes_CheckExact(name) || PyBytes_GET_SIZE(name) == 0) {
+            PyErr_SetString(PyExc_TypeError,
+                            "_clean.TRIGGERS: a field name must be non-empty bytes");
+            return -1;
+        }
+        field_names[first + k] = name;
+    }
+    return 0;
+}
+
+/* Whether some needle of `trigger` (loaded) lacks `byte`, or is all printable. */
+static int some_needle_lacks(PyObject *trigger, uint8_t byte, int printable) {
+    PyObject *needles = PyTuple_GET_ITEM(trigger, 0);
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(needles); k++) {
+        PyObject *needle = PyTuple_GET_ITEM(needles, k);
+        const uint8_t *q = (const uint8_t *)PyBytes_AS_STRING(needle);
+        size_t m = (size_t)PyBytes_GET_SIZE(needle);
+        if (printable ? is_printable(q, m) : memchr(q, byte, m) == NULL)
+            return 1;
+    }
+    return 0;
+}
+
+/* Reads _clean.TRIGGERS: (raw_path, decoded_path, decoded_query, values, ((name,
+ * trigger), ...), once, declined), each field name one of `once`. 0, or -1 with an
+ * exception set. */
 static int load_triggers(void) {
     PyObject *clean = PyImport_ImportModule("utf8guard.middleware._clean");
     if (clean == NULL)
@@ -475,15 +508,22 @@ static int load_triggers(void) {
     if (table == NULL)
         return -1;
     Py_XSETREF(trigger_table, table);
-    if (!PyTuple_Check(table) || PyTuple_GET_SIZE(table) != 3 ||
-        !PyTuple_CheckExact(PyTuple_GET_ITEM(table, 2))) {
+    memset(field_names, 0, sizeof field_names);
+    if (!PyTuple_Check(table) || PyTuple_GET_SIZE(table) != 7 ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(table, 4))) {
         PyErr_SetString(PyExc_TypeError, "_clean.TRIGGERS must be a Triggers");
         return -1;
     }
     if (load_set(&raw_path_set, PyTuple_GET_ITEM(table, 0)) < 0 ||
-        load_set(&decoded_path_set, PyTuple_GET_ITEM(table, 1)) < 0)
+        load_set(&decoded_path_set, PyTuple_GET_ITEM(table, 1)) < 0 ||
+        load_set(&query_set, PyTuple_GET_ITEM(table, 2)) < 0 ||
+        load_set(&value_set, PyTuple_GET_ITEM(table, 3)) < 0 ||
+        load_names(PyTuple_GET_ITEM(table, 5), F_HOST, F_DECLINED - F_HOST, 0) < 0 ||
+        load_names(PyTuple_GET_ITEM(table, 6), F_DECLINED, MAX_DECLINED, 1) < 0)
         return -1;
-    PyObject *fields = PyTuple_GET_ITEM(table, 2);
+    query_always_decoded = some_needle_lacks(PyTuple_GET_ITEM(table, 2), '%', 0);
+    value_needs_search = some_needle_lacks(PyTuple_GET_ITEM(table, 3), 0, 1);
+    PyObject *fields = PyTuple_GET_ITEM(table, 4);
     memset(field_sets, 0, sizeof field_sets);
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(fields); k++) {
         PyObject *entry = PyTuple_GET_ITEM(fields, k);
@@ -493,8 +533,7 @@ static int load_triggers(void) {
         enum field f = name != NULL && PyBytes_CheckExact(name)
                            ? field_of(BYTES_OF(name), PyBytes_GET_SIZE(name))
                            : F_OTHER;
-        if (f != F_HOST && f != F_COOKIE && f != F_CONTENT_LENGTH &&
-            f != F_CONTENT_TYPE) {
+        if (f < F_HOST || f >= F_DECLINED) {
             PyErr_SetString(PyExc_ValueError,
                             "_clean.TRIGGERS: a field must be a once-only name");
             return -1;
@@ -537,7 +576,7 @@ static int names_are_tokens(PyObject *pairs, Py_ssize_t counts[F_COUNT],
     return 1;
 }
 
-/* RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the cookie policy.
+/* The values' trigger (RFC 9110 §5.5: no CR, LF or NUL), then UTF-8 under the policy.
  * py_scan_head checks the values joined with SP; each one alone is the same check:
  * UTF-8 is self-synchronising (a sequence never spans an ASCII byte, so the join is
  * well-formed exactly when every value is, a truncated last sequence included), SP is
@@ -558,9 +597,9 @@ static int values_are_clean(PyObject *pairs, PyObject *policy) {
             PyObject *value = PAIR_VALUE(pairs, i);
             const uint8_t *p = BYTES_OF(value);
             size_t size = (size_t)PyBytes_GET_SIZE(value);
-            if (size <= PRINTABLE_BYTES && is_printable(p, size))
+            if (!value_needs_search && size <= PRINTABLE_BYTES && is_printable(p, size))
                 continue;
-            if (memchr(p, '\r', size) || memchr(p, '\n', size))
+            if (holds_any(&value_set, p, size, 0, 0))
                 return 0;
             int rc = speedups_policy_is_valid(p, size, policy);
             if (rc != 1)
@@ -571,7 +610,7 @@ static int values_are_clean(PyObject *pairs, PyObject *policy) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *value = PAIR_VALUE(pairs, i);
         size_t size = (size_t)PyBytes_GET_SIZE(value);
-        if (memchr(BYTES_OF(value), '\r', size) || memchr(BYTES_OF(value), '\n', size))
+        if (holds_any(&value_set, BYTES_OF(value), size, 0, 0))
             return 0;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -602,13 +641,11 @@ static int clean_fields(PyObject *pairs, PyObject *policy, PyObject **length,
         rc = values_are_clean(pairs, policy);
     if (rc != 1)
         return rc;
-    /* One line each of Host (RFC 9112 §3.2), Cookie (HTTP/2 may split it, RFC 9113
-     * §8.2.3: the slow path) and the framing the body check must weigh in full
-     * (RFC 9112 §6.3); no coded body (RFC 9110 §8.4). */
-    if (counts[F_HOST] > 1 || counts[F_COOKIE] > 1 || counts[F_TRANSFER_ENCODING] ||
-        counts[F_CONTENT_ENCODING] || counts[F_CONTENT_LENGTH] > 1 ||
-        counts[F_CONTENT_TYPE] > 1)
-        return 0;
+    /* At most one line of each once-only field, none of a declined one (py
+     * _field_indexes; the rules are cited at _clean.TRIGGERS). */
+    for (int f = F_HOST; f < F_COUNT; f++)
+        if (counts[f] > (f < F_DECLINED ? 1 : 0))
+            return 0;
     /* The one value of each: none of its rules' triggers (py once_fields). */
     for (int f = F_HOST; f <= F_CONTENT_TYPE; f++)
         if (counts[f] && value_holds(pairs, firsts[f], &field_sets[f]))

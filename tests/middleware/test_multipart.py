@@ -88,6 +88,17 @@ MULTIPART_CASES = [
         [("f", "unsupported_charset", 49)],
     ),
     (
+        # RFC 8187 §3.2.1: an ext-value names a registered charset, no alias.
+        "filename-star-alias",
+        multipart(field(b"f", b"x", b"; filename*=utf8''a.txt")),
+        [("f", "unsupported_charset", 49)],
+    ),
+    (
+        "filename-star-ascii",
+        multipart(field(b"f", b"x", b"; filename*=US-ASCII''a.txt")),
+        [],
+    ),
+    (
         "part-charset",
         multipart(field(b"f", b"x", b"\r\nContent-Type: text/plain; charset=utf-16")),
         [("f", "unsupported_charset", 7)],

@@ -26,14 +26,14 @@ from ._config import GuardConfig
 from ._cookies import COOKIE_TRIGGER
 from ._percent import strict_unquote
 from ._request import (
-    DECODED_PATH_TRIGGER,
+    FIELD_VALUE_TRIGGER,
     HOST_TRIGGER,
-    LOOKALIKE,
-    PATH_TRICK_TRIGGER,
+    QUERY_ESCAPE_TRIGGER,
     RequestHead,
 )
 from ._seen import remember
-from ._trigger import Needles, Trigger, holds_any, needles_of
+from ._target import DECODED_PATH_TRIGGER, LOOKALIKE, PATH_TRICK_TRIGGER
+from ._trigger import Trigger, gate_of, search_of
 
 __all__ = [
     "TRIGGERS",
@@ -67,13 +67,6 @@ _PAIR_LENGTH: Final = 2
 #: tuple``, which builds a union object at every test). Tuple first: servers give
 #: the pairs as tuples, and each type tried costs a few percent of the header loop.
 _SEQUENCES: Final = (tuple, list)
-#: Names a clean head holds at most once. RFC 9112 §3.2: one Host line. RFC 9113
-#: §8.2.3: HTTP/2 may split Cookie in fields (then the full check). RFC 9112 §6.3:
-#: framing the body check must weigh in full (_engine's _framing_finding and
-#: body_inspector's repeated Content-Type).
-_ONCE: Final = (b"host", b"cookie", b"content-length", b"content-type")
-#: Names the full check must weigh: the codings.
-_DECLINED_NAMES: Final = frozenset((b"transfer-encoding", b"content-encoding"))
 #: tchar bytes lower-cased (RFC 9110 §5.1: field names are case-insensitive), the
 #: joiner kept, every other byte NUL (no tchar).
 _LOWER_TCHAR: Final = bytes(
@@ -88,38 +81,67 @@ _LOWER_TCHAR: Final = bytes(
 # a bytes needle as an int, and raising and clearing that TypeError costs several
 # times the search itself.
 _NUL: Final = 0x00
-_LF: Final = 0x0A
-_CR: Final = 0x0D
 _PERCENT: Final = 0x25
 
 
 class Triggers(NamedTuple):
     """The lane's table: each head rule's :class:`._trigger.Trigger`, by where the
-    lane looks for its needles. The C lane reads it at its first call
-    (``_speedups_http.c``)."""
+    lane looks for its needles, and the field names the lane leaves to the full
+    check. The C lane reads it at its first call (``_speedups_http.c``)."""
 
     #: Looked for in "/" + the raw path in ASCII lower case.
     raw_path: Trigger
     #: Looked for in the percent-decoded path.
     decoded_path: Trigger
-    #: Per once-only field name (of _ONCE), looked for in its one value.
+    #: Looked for in the query percent-decoded with "+" as space.
+    decoded_query: Trigger
+    #: Looked for in every field value.
+    values: Trigger
+    #: Per once-only field name (of ``once``), looked for in its one value.
     fields: tuple[tuple[bytes, Trigger], ...]
+    #: Lower-case names a clean head holds at most once, in this order: Host,
+    #: Cookie, Content-Length, Content-Type (what the body's route reads).
+    once: tuple[bytes, bytes, bytes, bytes]
+    #: Lower-case names a clean head does not hold.
+    declined: tuple[bytes, ...]
 
 
 TRIGGERS: Final = Triggers(
     raw_path=PATH_TRICK_TRIGGER,
     decoded_path=DECODED_PATH_TRIGGER,
+    decoded_query=QUERY_ESCAPE_TRIGGER,
+    values=FIELD_VALUE_TRIGGER,
     fields=((b"host", HOST_TRIGGER), (b"cookie", COOKIE_TRIGGER)),
+    # RFC 9112 §3.2: one Host line. RFC 9113 §8.2.3: HTTP/2 may split Cookie in
+    # fields (then the full check). RFC 9112 §6.3: framing the body check must weigh
+    # in full (_engine's _framing_finding and body_inspector's repeated
+    # Content-Type).
+    once=(b"host", b"cookie", b"content-length", b"content-type"),
+    # A coded body (RFC 9110 §8.4), body_inspector's to judge in full.
+    declined=(b"transfer-encoding", b"content-encoding"),
 )
+_ONCE: Final = TRIGGERS.once
+_DECLINED_NAMES: Final = frozenset(TRIGGERS.declined)
 
-
-_RAW_PATH_NEEDLES: Final = tuple(
-    needle.decode("ascii") for needle in TRIGGERS.raw_path.needles
+# Each location's needles, compiled once (_trigger.Gate: a translate pass, then a
+# search only where a needle may be).
+#: Looked for in "/" + the raw path in lower case (so an upper-case needle is never
+#: found, as in the C lane).
+_RAW_PATH_SEARCH: Final = search_of(TRIGGERS.raw_path.needles)
+_DECODED_PATH_MARKS, _DECODED_PATH_SEARCH = gate_of(TRIGGERS.decoded_path.needles)
+_QUERY_MARKS, _QUERY_SEARCH = gate_of(TRIGGERS.decoded_query.needles)
+#: Whether a query needle can occur where no "%" is: then every query is decoded.
+_QUERY_PLAIN_NEEDLE: Final = any(b"%" not in n for n in TRIGGERS.decoded_query.needles)
+_VALUE_MARKS, _VALUE_SEARCH = gate_of(TRIGGERS.values.needles)
+#: Printable ASCII but the bytes of value needles: values of only these hold none.
+_VALUE_PLAIN: Final = bytes(
+    byte
+    for byte in PRINTABLE
+    if not any(byte in needle for needle in TRIGGERS.values.needles)
 )
-_DECODED_PATH_NEEDLES: Final = needles_of(TRIGGERS.decoded_path)
-#: The once-only fields with a trigger: their place in _ONCE, and its needles.
-_FIELD_NEEDLES: Final = tuple(
-    (_ONCE.index(name), needles_of(trigger)) for name, trigger in TRIGGERS.fields
+#: The once-only fields with a trigger: their place in _ONCE, and its gate.
+_FIELD_GATES: Final = tuple(
+    (_ONCE.index(name), *gate_of(trigger.needles)) for name, trigger in TRIGGERS.fields
 )
 
 
@@ -129,11 +151,28 @@ _FIELD_NEEDLES: Final = tuple(
 CleanHead = tuple[bool, bytes | None, bytes | None]
 #: The values of the one Content-Length and the one Content-Type field, if any.
 OnceFields = tuple[bytes | None, bytes | None]
-#: The positions of the Host, Cookie, Content-Length and Content-Type fields (in
-#: :data:`_ONCE`'s order) among a head's fields, None for one that is absent.
-FieldIndexes = tuple[int | None, int | None, int | None, int | None]
-#: What the name rules say of a head's names (:func:`name_facts`).
-NameFacts = tuple[int, FieldIndexes | None]
+
+
+class FieldIndexes(NamedTuple):
+    """Where the once-only fields (:data:`_ONCE`) are among a head's fields; None
+    for one that is absent."""
+
+    host: int | None
+    cookie: int | None
+    content_length: int | None
+    content_type: int | None
+
+
+class NameFacts(NamedTuple):
+    """What the name rules say of a head's names (:func:`name_facts`)."""
+
+    #: The number of names, when every one is a token; else 0.
+    name_count: int
+    #: Where the once-only fields are, or None when the names are the full check's.
+    found: FieldIndexes | None
+
+
+_NO_NAMES: Final = NameFacts(0, FieldIndexes(None, None, None, None))
 #: The names of heads seen before, joined by _NAME_JOINER: their :func:`name_facts`.
 _seen_names: Final[dict[bytes, NameFacts]] = {}
 ScanHead = Callable[
@@ -227,21 +266,13 @@ def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | N
     """The decoded path when it is clean but for the look-alike rule, else None."""
     if not raw.isascii():
         return None
-    # The ASCII target as str: "in" with a str needle is a plain search (see _NUL).
-    probe = "/" + raw.decode("ascii").lower()
-    for needle in _RAW_PATH_NEEDLES:
-        if needle in probe:
-            return None
+    if _RAW_PATH_SEARCH(b"/" + raw.lower()):
+        return None
     # None: a malformed escape.
     decoded = strict_unquote(raw) if _PERCENT in raw else raw
     if decoded is None:
         return None
-    # holds_any, its single bytes unrolled: this runs on every request the lane takes.
-    single, longer, non_ascii = _DECODED_PATH_NEEDLES
-    for byte in single:
-        if byte in decoded:
-            return None
-    if (longer or non_ascii) and holds_any(decoded, _DECODED_PATH_NEEDLES):
+    if 0 in decoded.translate(_DECODED_PATH_MARKS) and _DECODED_PATH_SEARCH(decoded):
         return None
     if app_path is not None and app_path != decoded:
         return None
@@ -251,12 +282,16 @@ def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | N
 def _is_clean_query(query: bytes, policy: Policy) -> bool:
     if not query.isascii():
         return False
-    if _PERCENT not in query:
+    if _PERCENT not in query and not _QUERY_PLAIN_NEEDLE:
         return is_valid(query, policy)
     # "&", "=" and "+" are ASCII and no sequence spans one, so the whole decoded
     # query is clean exactly when each decoded name and value is.
     decoded = strict_unquote(query.replace(b"+", b" "))
-    return decoded is not None and _PERCENT not in decoded and is_valid(decoded, policy)
+    return (
+        decoded is not None
+        and not (0 in decoded.translate(_QUERY_MARKS) and _QUERY_SEARCH(decoded))
+        and is_valid(decoded, policy)
+    )
 
 
 def clean_headers(headers: object, policy: Policy) -> OnceFields | None:
@@ -293,14 +328,14 @@ def clean_headers(headers: object, policy: Policy) -> OnceFields | None:
 
 
 def name_facts(names: list[bytes]) -> NameFacts:
-    """What the name rules say of a head's field ``names``: ``(count, found)``.
+    """What the name rules say of a head's field ``names``: ``(name_count, found)``.
 
-    ``count`` is ``len(names)`` exactly when every name is a token (RFC 9110 §5.1);
+    ``name_count`` is ``len(names)`` exactly when every name is a token (RFC 9110 §5.1);
     ``found`` is :func:`_field_indexes` of them. Remembered by the joined names
     (bounded, :func:`._seen.remember`): servers repeat them request after request.
     """
     if not names:
-        return 0, (None, None, None, None)
+        return _NO_NAMES
     joined = _NAME_JOINER.join(names)
     facts = _seen_names.get(joined)
     if facts is None:
@@ -318,21 +353,19 @@ def _name_facts(joined: bytes) -> NameFacts:
     lowered_joined = joined.translate(_LOWER_TCHAR)
     lowered = lowered_joined.split(_NAME_JOINER)
     if _NUL in lowered_joined or b"" in lowered:
-        return 0, None
-    return len(lowered), _field_indexes(lowered)
+        return NameFacts(0, None)
+    return NameFacts(len(lowered), _field_indexes(lowered))
 
 
 def are_clean_values(values_joined: bytes, policy: Policy) -> bool:
     """Whether field values joined by :data:`VALUE_JOINER` are clean under ``policy``
     (the header policy): the value rules the names do not change."""
-    # RFC 9110 §5.5: no CR or LF (_FIELD_FORBIDDEN), then UTF-8 under the policy of
-    # cookies, which is the policy with NUL (the rest of _FIELD_FORBIDDEN) and
-    # controls refused too: stricter for every header, exact for the Cookie one.
-    # Printable ASCII, what a header value usually is, holds neither and every
-    # Policy allows it (each refuses only NUL, controls, DEL or non-ASCII), so it
-    # needs no other look; any other policy object is read as before.
-    if values_joined.translate(None, PRINTABLE) or type(policy) is not Policy:
-        if _CR in values_joined or _LF in values_joined:
+    # The values' trigger (RFC 9110 §5.5: no CR, LF or NUL), then UTF-8 under the
+    # header policy. Printable ASCII, what a header value usually is, every Policy
+    # allows (each refuses only NUL, controls, DEL or non-ASCII): values of
+    # _VALUE_PLAIN need no other look; any other policy object is read as before.
+    if values_joined.translate(None, _VALUE_PLAIN) or type(policy) is not Policy:
+        if 0 in values_joined.translate(_VALUE_MARKS) and _VALUE_SEARCH(values_joined):
             return False
         return is_valid(values_joined, policy)
     return True
@@ -345,13 +378,11 @@ def _field_indexes(names: list[bytes]) -> FieldIndexes | None:
     present = set(names)
     if len(present) < len(names) and any(names.count(name) > 1 for name in _ONCE):
         return None
-    # A coded body (RFC 9110 §8.4), body_inspector's to judge in full.
     if not present.isdisjoint(_DECLINED_NAMES):
         return None
-    host, cookie, length, content_type = (
+    return FieldIndexes._make(
         names.index(name) if name in present else None for name in _ONCE
     )
-    return host, cookie, length, content_type
 
 
 def once_fields(
@@ -363,17 +394,9 @@ def once_fields(
     """``(Content-Length, Content-Type)`` of the one field of each name (None: no
     such field), or None when the Host or Cookie value is for the full check."""
     values = (host, cookie, length, content_type)
-    # holds_any, unrolled: this runs on every request the lane takes.
-    for index, (single, longer, non_ascii) in _FIELD_NEEDLES:
+    for index, marks, search in _FIELD_GATES:
         value = values[index]
-        if value is None:
-            continue
-        for byte in single:
-            if byte in value:
-                return None
-        if (longer or (non_ascii and not value.isascii())) and holds_any(
-            value, Needles(single, longer, non_ascii)
-        ):
+        if value is not None and 0 in value.translate(marks) and search(value):
             return None
     return length, content_type
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 from ._config import GuardConfig
 from ._percent import percent_decode
 from ._request import RequestHead, inspect_head
+from ._target import holds_encoded_separator
 
 __all__ = ["is_excluded", "may_be_excluded"]
 
@@ -31,7 +32,7 @@ def is_excluded(head: RequestHead, config: GuardConfig) -> bool:
     if not may_be_excluded(head.path, config):
         return False  # the cheap test first: most paths match no entry
     raw = head.raw_path
-    if raw is not None and (b"%2f" in raw.lower() or b"%5c" in raw.lower()):
+    if raw is not None and holds_encoded_separator(raw):
         return False
     path_only = replace(head, query_string=b"", headers=())
     if next(inspect_head(path_only, config), None) is not None:

@@ -29,8 +29,8 @@ from ._config import GuardConfig
 from ._engine import content_length
 from ._finding import Finding
 from ._json import JsonInspector, is_plain_json, opens_utf8
-from ._request import LOOKALIKE
 from ._sniff import SniffingInspector
+from ._target import LOOKALIKE
 
 __all__ = [
     "NO_BODY",

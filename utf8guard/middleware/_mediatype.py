@@ -14,6 +14,7 @@ __all__ = [
     "JSON_MEDIA_TYPES",
     "SPACED_EQUALS",
     "UTF8_CHARSETS",
+    "UTF8_CHARSET_NAMES",
     "extended_parameter",
     "has_parameter_escape",
     "is_valid_boundary",
@@ -21,8 +22,13 @@ __all__ = [
     "parse_media_type",
 ]
 
-#: Charsets whose bytes are UTF-8 (US-ASCII is a subset); RFC 8259 §8.1 for JSON.
-UTF8_CHARSETS: Final = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
+#: Charsets whose bytes are UTF-8 (US-ASCII is a subset), by their IANA names: all an
+#: RFC 8187 ext-value may name (``filename*=UTF-8''...``), whose charset is a
+#: registered mime-charset (§3.2.1; RFC 2978), so no alias.
+UTF8_CHARSET_NAMES: Final = frozenset({"utf-8", "us-ascii"})
+#: Charset labels whose bytes are UTF-8 in a ``charset`` parameter: the names and
+#: the aliases parsers accept there; RFC 8259 §8.1 for JSON.
+UTF8_CHARSETS: Final = UTF8_CHARSET_NAMES | {"utf8", "ascii"}
 
 
 @lru_cache(maxsize=256)

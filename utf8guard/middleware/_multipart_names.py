@@ -27,6 +27,7 @@ from .._scan import find_violation
 from .._violation import Kind
 from ..paths import MAX_NAME_BYTES
 from ._finding import RequestKind
+from ._mediatype import UTF8_CHARSET_NAMES
 from ._percent import percent_decode
 
 __all__ = ["filename_refusal", "name_refusal"]
@@ -55,7 +56,7 @@ def _extended_value(raw: bytes) -> bytes | RequestKind:
     """
     charset, _, rest = raw.partition(b"'")
     _, quote, value = rest.partition(b"'")
-    if not quote or charset.lower() not in (b"utf-8", b"us-ascii"):
+    if not quote or charset.decode("latin-1").lower() not in UTF8_CHARSET_NAMES:
         return RequestKind.UNSUPPORTED_CHARSET
     decoded = percent_decode(value)
     if decoded.errors:

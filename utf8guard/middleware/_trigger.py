@@ -8,9 +8,14 @@ for the bytes that rule needs to find anything: its :class:`Trigger`'s needles.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import NamedTuple
 
-__all__ = ["Needles", "Trigger", "holds_any", "needles_of"]
+__all__ = ["Gate", "Trigger", "gate_of", "search_of"]
+
+#: A pattern that matches nothing: the search of a trigger without needles.
+_NOTHING = b"(?!)"
 
 
 class Trigger(NamedTuple):
@@ -27,40 +32,39 @@ class Trigger(NamedTuple):
     vectors: tuple[bytes, ...]
 
 
-class Needles(NamedTuple):
-    """A trigger's needles, grouped for the cheapest search of each (CPython 3.11's
-    ``bytes.__contains__`` tries a bytes needle as an int first, and raising and
-    clearing that TypeError costs several times the search)."""
-
-    #: Single bytes, as ints.
-    single: tuple[int, ...]
-    #: Longer ASCII needles.
-    ascii: tuple[bytes, ...]
-    #: Needles with a byte over 0x7F: only a value that is not ASCII can hold one.
-    non_ascii: tuple[bytes, ...]
+#: Whether a value holds a needle: a match (truthy) or None.
+Search = Callable[[bytes], object]
 
 
-def needles_of(trigger: Trigger) -> Needles:
-    """``trigger``'s needles as :func:`holds_any` searches them."""
-    found = trigger.needles
-    return Needles(
-        tuple(needle[0] for needle in found if len(needle) == 1),
-        tuple(n for n in found if len(n) > 1 and n.isascii()),
-        tuple(n for n in found if not n.isascii()),
+class Gate(NamedTuple):
+    """A trigger's needles as the pure-Python lane looks for them in a value: only
+    when ``0 in value.translate(marks)`` (a needle's first byte is there, or a NUL)
+    can ``search(value)`` find one. One ``translate`` pass and a ``bytes`` search
+    cost less than a Python loop over the needles (about a third, callgrind)."""
+
+    marks: bytes
+    search: Search
+
+
+def search_of(needles: tuple[bytes, ...]) -> Search:
+    """A search that finds some of ``needles`` in a value, in one pass: ``any(needle
+    in value for needle in needles)``. Literals grouped by their first byte
+    (``%(?:2e|2f|5c)``), so the regular expression engine stops only at those bytes
+    and tries each once (about 8% less than the needles side by side)."""
+    rests: dict[bytes, list[bytes]] = {}
+    for needle in needles:
+        rests.setdefault(needle[:1], []).append(needle[1:])
+    pattern = b"|".join(
+        re.escape(first)
+        if b"" in after
+        else re.escape(first) + b"(?:" + b"|".join(map(re.escape, after)) + b")"
+        for first, after in rests.items()
     )
+    return re.compile(pattern or _NOTHING).search
 
 
-def holds_any(value: bytes, needles: Needles) -> bool:
-    """Whether ``value`` holds one of ``needles``."""
-    for byte in needles.single:
-        if byte in value:
-            return True
-    # bytes.find, not "in" (see Needles).
-    for needle in needles.ascii:
-        if value.find(needle) != -1:
-            return True
-    if needles.non_ascii and not value.isascii():
-        for needle in needles.non_ascii:
-            if value.find(needle) != -1:
-                return True
-    return False
+def gate_of(needles: tuple[bytes, ...]) -> Gate:
+    """``needles`` as a :class:`Gate`."""
+    first = {needle[0] for needle in needles} | {0}
+    marks = bytes(0 if byte in first else byte for byte in range(256))
+    return Gate(marks, search_of(needles))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from .._policy import Policy
 from ._clean import (
@@ -41,17 +41,22 @@ __all__ = ["py_wsgi_plan"]
 
 #: :data:`._clean.VALUE_JOINER` as a PEP 3333 string.
 _VALUE_JOINER: Final = VALUE_JOINER.decode("latin-1")
-#: What the lane knows of a tuple of environ keys: the getter of its header values
-#: (a tuple, in environ order), ``(str, ...)`` as long, ``(position, mask bit)`` of
-#: each CGI key among them, and, by the mask of the CGI keys whose value is empty,
-#: where the once-only fields are (positions in the values) or None when the names
-#: are the full check's.
-KeysPlan = tuple[
-    Callable[["WSGIEnvironment"], tuple[object, ...]],
-    tuple[type, ...],
-    tuple[tuple[int, int], ...],
-    tuple[FieldIndexes | None, ...],
-]
+
+
+class KeysPlan(NamedTuple):
+    """What the lane knows of a tuple of environ keys."""
+
+    #: The getter of its header values (a tuple, in environ order).
+    values_of: Callable[[WSGIEnvironment], tuple[object, ...]]
+    #: ``(str, ...)``, as long.
+    types: tuple[type, ...]
+    #: ``(position, mask bit)`` of each CGI key among them.
+    cgi: tuple[tuple[int, int], ...]
+    #: By the mask of the CGI keys whose value is empty: where the once-only fields
+    #: are (positions in the values), or None when the names are the full check's.
+    variants: tuple[FieldIndexes | None, ...]
+
+
 #: The plans of the key tuples seen before (bounded: :func:`remember_keys`).
 _seen_plans: Final[dict[tuple[str, ...], KeysPlan]] = {}
 
@@ -116,8 +121,9 @@ def _keys_plan(keys: tuple[str, ...]) -> KeysPlan:
     cgi_positions = [n for n, (_, _, is_cgi) in enumerate(fields) if is_cgi]
     cgi = tuple((position, 1 << n) for n, position in enumerate(cgi_positions))
     variants = tuple(_indexes(fields, cgi, mask) for mask in range(1 << len(cgi)))
-    plan = (_getter(tuple(key for key, _, _ in fields)), (str,) * len(fields),
-            cgi, variants)  # fmt: skip
+    plan = KeysPlan(
+        _getter(tuple(key for key, _, _ in fields)), (str,) * len(fields), cgi, variants
+    )
     remember_keys(_seen_plans, keys, plan)
     return plan
 
@@ -133,10 +139,7 @@ def _indexes(
     count, found = name_facts([fields[n][1] for n in kept])
     if count != len(kept) or found is None:
         return None
-    host, cookie, length, content_type = (
-        None if index is None else kept[index] for index in found
-    )
-    return host, cookie, length, content_type
+    return FieldIndexes._make(None if index is None else kept[index] for index in found)
 
 
 def _getter(keys: tuple[str, ...]) -> Callable[[WSGIEnvironment], tuple[object, ...]]:
