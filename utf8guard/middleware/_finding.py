@@ -97,8 +97,10 @@ class RequestKind(str, enum.Enum):
     #: a byte over 0x7F, unescaped, in the request target's path or query (RFC 9112
     #: §3.2, RFC 3986 §2: the target is ASCII); servers disagree on what it means
     NON_ASCII_TARGET = "non_ascii_target"
-    #: an octal escape above ``\\177`` in a Cookie value (``"\\300\\257"``): a code
-    #: point to ``http.cookies`` (Starlette, Django), a byte to Werkzeug
+    #: a run of octal escapes above ``\\177`` in a Cookie value whose bytes a lax
+    #: UTF-8 decoder reads as an overlong, surrogate or out-of-range form
+    #: (``"\\300\\257"``, ``/`` to it): ``http.cookies`` (Starlette, Django) reads
+    #: code points, Werkzeug U+FFFD, and no framework writes it
     COOKIE_OCTAL_ESCAPE = "cookie_octal_escape"
     # bodies (issue 11)
     #: a JSON body that JSON parsers read as UTF-16 or UTF-32 (a byte order mark, or
