@@ -68,12 +68,13 @@ class RequestKind(str, enum.Enum):
     #: a second Content-Type or Content-Encoding field (RFC 9110 §5.3: singletons whose
     #: duplicates two parsers may resolve differently)
     DUPLICATE_HEADER = "duplicate_header"
-    #: a Content-Encoding other than identity, gzip or deflate on a body the guard
-    #: must inspect, a list of codings, or a multipart part with a
-    #: Content-Transfer-Encoding such as base64
+    #: a Content-Encoding other than identity, gzip, deflate or br (br with the
+    #: ``brotli`` extra only) on a body the guard must inspect, a list of codings, or
+    #: a multipart part with a Content-Transfer-Encoding such as base64
     UNSUPPORTED_CONTENT_ENCODING = "unsupported_content_encoding"
-    #: a gzip or deflate body that does not decode, ends early, or has bytes after
-    #: its end (RFC 1950, RFC 1952): each decoder would stop at another byte
+    #: a gzip, deflate or br body that does not decode, ends early, or has bytes
+    #: after its end (RFC 1950, RFC 1952, RFC 7932): each decoder would stop at
+    #: another byte
     MALFORMED_CONTENT_ENCODING = "malformed_content_encoding"
     #: a backslash or ``%`` anywhere in a Content-Type, of the request or of a
     #: multipart part (issue 25 R0, R00): RFC 9110 §5.6.4 reads ``"x\\\\"`` as ``x\\``,
