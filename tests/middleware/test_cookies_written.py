@@ -21,6 +21,8 @@ import pytest
 from django.http import HttpResponse
 from django.http.cookie import parse_cookie as django_parse
 from falcon import testing as falcon_testing
+from hypothesis import given
+from hypothesis import strategies as st
 from litestar._parsers import parse_cookie_string as litestar_parse
 from litestar.datastructures import Cookie as LitestarCookie
 from sanic.cookies.request import parse_cookie as sanic_parse
@@ -274,3 +276,24 @@ def test_a_percent_run_is_reported_once() -> None:
     # found in the raw value and again with the ASCII escapes decoded
     findings = list(cookie_findings(b'k="\\101%00"', Policy()))
     assert [(f.kind.value, f.offset) for f in findings] == [("nul", 7)]
+
+
+#: Any text but the escapes' own characters (``\\`` and ``%`` have rules of their
+#: own) and surrogates (no UTF-8 form).
+_TEXT = st.text(
+    st.characters(exclude_categories=["Cs"], exclude_characters="\\%"),
+    max_size=12,
+)
+
+
+@given(_TEXT)
+def test_werkzeug_escapes_are_judged_as_the_raw_text(text: str) -> None:
+    # The oracle: the guard's own verdict on the same text sent raw. Werkzeug's
+    # escapes (UTF-8 bytes as \ooo) are refused exactly when the raw text is.
+    raw = b'k="' + text.encode() + b'"'
+    escaped = _wire("werkzeug", dump_cookie("k", text))
+    assert escaped.isascii()
+    assert werkzeug_parse(escaped.decode("latin-1")).get("k") == text
+    refused_raw = list(cookie_findings(raw, Policy())) != []
+    refused_escaped = list(cookie_findings(escaped, Policy())) != []
+    assert refused_escaped == refused_raw
