@@ -123,14 +123,40 @@ def test_malformed_br_streams_are_refused(name: str, body: bytes) -> None:
         assert kinds(got) == ["malformed_content_encoding"], name
 
 
-@pytest.fixture
-def without_brotli(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """An install without the brotli extra: ``import brotli`` fails."""
-    monkeypatch.setitem(sys.modules, "brotli", None)  # ImportError on import
+def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> Iterator[None]:
+    for name in modules:
+        monkeypatch.setitem(sys.modules, name, None)  # ImportError on import
     _decompress._brotli.cache_clear()
     yield
     monkeypatch.undo()
     _decompress._brotli.cache_clear()
+
+
+@pytest.fixture
+def without_brotli(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """An install without either br decoder."""
+    yield from _without(monkeypatch, *_decompress.BROTLI_MODULES)
+
+
+@pytest.fixture
+def only_brotlicffi(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """An install with brotlicffi alone (PyPy's)."""
+    yield from _without(monkeypatch, "brotli")
+
+
+@pytest.mark.usefixtures("only_brotlicffi")
+def test_brotlicffi_serves_as_well() -> None:
+    clean = brotli.compress(b'{"city": "Medell\xc3\xadn"}')
+    assert check(clean, b"br", GuardConfig(), chunk_bytes=7) is None
+    assert kinds(check(brotli.compress(b'"\xc0\xaf"'), b"br", GuardConfig())) == [
+        "overlong"
+    ]
+    junk = clean + b"junk"
+    assert kinds(check(junk, b"br", GuardConfig())) == ["malformed_content_encoding"]
+    got = check(_zeros_br(64 << 20), b"br", GuardConfig(max_body_size=1 << 30))
+    assert got is not None
+    assert got[0] == 413
+    assert _decompress._brotli() is not brotli
 
 
 @pytest.mark.usefixtures("without_brotli")

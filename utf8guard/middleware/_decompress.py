@@ -8,14 +8,15 @@ more than the body limit in all (``max_body_size`` counts decoded bytes), nor mo
 than :data:`MAX_RATIO` times the compressed bytes past :data:`RATIO_FLOOR_BYTES`: a
 zip bomb costs time and memory linear in the limit, not in what it would expand to.
 
-``br`` (RFC 7932) needs the optional ``brotli`` package (``utf8guard[brotli]``),
-1.2 or later, whose decoder takes an output limit per step (the fix for
-CVE-2025-6176); without it a br body is refused as ``unsupported_content_encoding``.
+``br`` (RFC 7932) needs the optional ``brotli`` package (``utf8guard[brotli]``) or
+``brotlicffi``, 1.2 or later, whose decoders take an output limit per step (the fix
+for CVE-2025-6176); without one a br body is ``unsupported_content_encoding``.
 Its decoder also holds the stream's window, up to 16 MiB (RFC 7932 §9.1: WBITS ≤ 24).
 """
 
 from __future__ import annotations
 
+import importlib
 import zlib
 from dataclasses import replace
 from functools import cache
@@ -94,15 +95,20 @@ class _ZlibStream:
         return self._decoder.eof
 
 
+#: The br decoders, either of which serves (the same Decompressor API since 1.2):
+#: Google's bindings, the optional extra's, and the CFFI ones PyPy uses.
+BROTLI_MODULES: Final = ("brotli", "brotlicffi")
+
+
 @cache
 def _brotli() -> ModuleType | None:
-    """The ``brotli`` module, or None without the optional extra (br is refused)."""
-    try:
-        import brotli  # optional: imported on the first br body
-    except ImportError:
-        return None
-    module: ModuleType = brotli
-    return module
+    """The first br decoder that imports, or None (br is then refused)."""
+    for name in BROTLI_MODULES:
+        try:
+            return importlib.import_module(name)  # on the first br body
+        except ImportError:
+            continue
+    return None
 
 
 class _BrotliStream:
