@@ -3,8 +3,10 @@
 Multipart bodies in the shapes Chromium, curl, python-requests and httpx write
 (names in many languages and habits, binary and legacy-encoded files, with and
 without part Content-Types), forms and JSON in many scripts, real User-Agent
-strings, gzip JSON, and a large upload. httpx's bodies are built by httpx itself
-(``httpx2``); the others follow each client's encoder, cited at each builder.
+strings, gzip and br JSON, cookies the frameworks' own writers wrote, and a large
+upload. httpx's bodies are built by httpx itself (``httpx2``), cookies by
+``http.cookies`` and Werkzeug; the others follow each client's encoder, cited at
+each builder.
 """
 
 # ruff: noqa: RUF001  # the corpus is text in many scripts, look-alikes included
@@ -14,10 +16,13 @@ from __future__ import annotations
 import gzip
 import json
 import unicodedata
+from http.cookies import SimpleCookie
 from typing import Final
 from urllib.parse import quote, urlencode
 
+import brotli
 import httpx2
+from werkzeug.http import dump_cookie
 
 #: ``(id, method, target, headers, body)``; every row must pass a default guard.
 Request = tuple[str, str, bytes, tuple[tuple[bytes, bytes], ...], bytes]
@@ -227,6 +232,38 @@ def _gzip_json(text: str, index: int) -> Request:
     return (f"gzip-json-{index}", "POST", b"/telemetry", headers, body)
 
 
+def _br_json(text: str, index: int) -> Request:
+    body = brotli.compress(json.dumps({"event": "tap", "label": text}).encode())
+    headers = (
+        (b"content-type", b"application/json"),
+        (b"content-encoding", b"br"),
+        (b"user-agent", b"okhttp/4.12.0"),
+    )
+    return (f"br-json-{index}", "POST", b"/telemetry", headers, body)
+
+
+def _cookie_get(row_id: str, set_cookie: str) -> Request:
+    # What a browser sends back: the name=value pair the server set (both writers
+    # escape ";"), among others.
+    pair = set_cookie.split(";")[0].encode("latin-1")
+    cookie = b"sessionid=q8w7e6r5; " + pair + b"; theme=dark"
+    return (row_id, "GET", b"/", ((b"cookie", cookie),), b"")
+
+
+def _written_cookies(text: str, index: int) -> list[Request]:
+    """Cookies holding ``text`` as the frameworks write them: Werkzeug (Flask)
+    escapes UTF-8 bytes as ``\\ooo``; http.cookies (Django, Starlette, Bottle,
+    Litestar) code points below 256, and leaves others raw, which a server sending
+    Latin-1 headers cannot send."""
+    rows = [_cookie_get(f"cookie-werkzeug-{index}", dump_cookie("city", text))]
+    jar: SimpleCookie = SimpleCookie()
+    jar["city"] = text
+    pair = jar["city"].OutputString()
+    if pair.isascii():
+        rows.append(_cookie_get(f"cookie-http-cookies-{index}", pair))
+    return rows
+
+
 def _query(text: str, index: int, agent: bytes) -> Request:
     target = (
         b"/search/" + quote(text[:6]).encode() + b"?" + urlencode({"q": text}).encode()
@@ -250,8 +287,11 @@ def corpus() -> list[Request]:
             _json(text, index, ascii_only=False),
             _json(text, index, ascii_only=True),
             _gzip_json(text, index),
+            _br_json(text, index),
             _query(text, index, agent),
         ]
+        if text.isprintable():  # no app keeps CR, LF or TAB in a cookie
+            rows += _written_cookies(text, index)
     rows.append(httpx_multipart("x.txt.gz", gzip.compress(b"hello")))
     return rows
 

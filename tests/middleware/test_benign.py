@@ -2,9 +2,10 @@
 
 The corpus (``benign.py``: browser-, curl-, requests- and httpx-built multipart with
 names in many languages and habits, forms and JSON in many scripts, real User-Agent
-strings, gzip JSON, a 5 MB upload) goes through the ASGI adapter, the WSGI adapter,
-Django's ``MIDDLEWARE`` class, and over uvicorn and Gunicorn. Every request must
-reach the app with its body as sent.
+strings, gzip and br JSON, cookies written by Werkzeug and http.cookies, a 5 MB
+upload) goes through the ASGI adapter, the WSGI adapter, Django's ``MIDDLEWARE``
+class, and over uvicorn and Gunicorn. Every request must reach the app with its
+body as sent.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def test_asgi_adapter_passes(row: Request) -> None:
 
 def _werkzeug(app: object, row: Request) -> tuple[int, bytes]:
     _, method, target, headers, body = row
-    response = Client(app).open(  # type: ignore[arg-type]  # a WSGI app
+    # use_cookies=False: Werkzeug's client otherwise drops a Cookie header given here
+    response = Client(app, use_cookies=False).open(  # type: ignore[arg-type]
         target.decode("ascii"), method=method, headers=_str_headers(headers), data=body
     )
     try:

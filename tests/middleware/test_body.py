@@ -209,6 +209,11 @@ DISPATCH_CASES = [
     (
         "brotli-json",
         [(b"content-type", b"application/json"), (b"content-encoding", b"br")],
+        "DecodingInspector",
+    ),
+    (
+        "zstd-json",
+        [(b"content-type", b"application/json"), (b"content-encoding", b"zstd")],
         "unsupported_content_encoding",
     ),
     (

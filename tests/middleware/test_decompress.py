@@ -1,21 +1,24 @@
-"""Compressed bodies (issue 26): gzip and deflate are checked decoded, bounded.
+"""Compressed bodies (issue 26): gzip, deflate and br are checked decoded, bounded.
 
 The oracle is the standard library: ``gzip.compress`` / ``zlib.compress`` make the
-bodies and ``bytes.decode`` says whether the decoded text is UTF-8. A bomb's cost is
-measured with ``tracemalloc``.
+bodies (``brotli.compress``, the reference encoder's bindings, for br) and
+``bytes.decode`` says whether the decoded text is UTF-8. A bomb's cost is measured
+with ``tracemalloc``.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import sys
 import tracemalloc
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+import brotli
 import pytest
 
-from utf8guard.middleware import GuardConfig
+from utf8guard.middleware import GuardConfig, _decompress
 from utf8guard.middleware._decompress import MAX_RATIO, STEP_BYTES
 from utf8guard.middleware._engine import BodyCheck
 from utf8guard.middleware._problem import Problem
@@ -25,6 +28,13 @@ CODERS: dict[str, Callable[[bytes], bytes]] = {
     "gzip": gzip.compress,
     "x-gzip": gzip.compress,
     "deflate": zlib.compress,
+    "br": brotli.compress,
+}
+DECODERS: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": gzip.decompress,
+    "x-gzip": gzip.decompress,
+    "deflate": zlib.decompress,
+    "br": brotli.decompress,
 }
 
 
@@ -63,13 +73,14 @@ def test_decoded_body_gets_its_checks(name: str, coding: str, chunk_bytes: int) 
     text, expected = TEXTS[name]
     # The oracle: the decoded body is what the sender compressed.
     body = CODERS[coding](text)
-    assert zlib.decompress(body, 47) == text
+    assert DECODERS[coding](body) == text
     got = check(body, coding.upper().encode(), GuardConfig(), chunk_bytes)
     assert kinds(got) == expected
 
 
 @pytest.mark.parametrize(
-    "coding", [b"br", b"compress", b"zstd", b"gzip, gzip", b"gzip, identity", b"x"]
+    "coding",
+    [b"compress", b"zstd", b"gzip, gzip", b"br, gzip", b"gzip, identity", b"x"],
 )
 def test_other_and_stacked_codings_are_refused(coding: bytes) -> None:
     got = check(gzip.compress(b"{}"), coding, GuardConfig())
@@ -86,11 +97,74 @@ def test_other_and_stacked_codings_are_refused(coding: bytes) -> None:
         ("empty", b""),
     ],
 )
-def test_malformed_streams_are_refused(name: str, body: bytes) -> None:
+def test_malformed_gzip_streams_are_refused(name: str, body: bytes) -> None:
     # The second member: gzip.decompress reads it, a zlib stream ends before it.
     for chunk_bytes in (1, 1 << 20):
         got = check(body, b"gzip", GuardConfig(), chunk_bytes)
         assert kinds(got) == ["malformed_content_encoding"], name
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        ("not-br", b"{}"),
+        (
+            "truncated",
+            brotli.compress(b'{"a": "' + bytes(range(32, 127)) * 9 + b'"}')[:-3],
+        ),
+        ("trailing-bytes", brotli.compress(b"{}") + b"junk"),
+        ("second-stream", brotli.compress(b"{}") + brotli.compress(b'"\xc0\xaf"')),
+        ("empty", b""),
+    ],
+)
+def test_malformed_br_streams_are_refused(name: str, body: bytes) -> None:
+    for chunk_bytes in (1, 1 << 20):
+        got = check(body, b"br", GuardConfig(), chunk_bytes)
+        assert kinds(got) == ["malformed_content_encoding"], name
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> Iterator[None]:
+    for name in modules:
+        monkeypatch.setitem(sys.modules, name, None)  # ImportError on import
+    _decompress._brotli.cache_clear()
+    yield
+    monkeypatch.undo()
+    _decompress._brotli.cache_clear()
+
+
+@pytest.fixture
+def without_brotli(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """An install without either br decoder."""
+    yield from _without(monkeypatch, *_decompress.BROTLI_MODULES)
+
+
+@pytest.fixture
+def only_brotlicffi(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """An install with brotlicffi alone (PyPy's)."""
+    yield from _without(monkeypatch, "brotli")
+
+
+@pytest.mark.usefixtures("only_brotlicffi")
+def test_brotlicffi_serves_as_well() -> None:
+    clean = brotli.compress(b'{"city": "Medell\xc3\xadn"}')
+    assert check(clean, b"br", GuardConfig(), chunk_bytes=7) is None
+    assert kinds(check(brotli.compress(b'"\xc0\xaf"'), b"br", GuardConfig())) == [
+        "overlong"
+    ]
+    junk = clean + b"junk"
+    assert kinds(check(junk, b"br", GuardConfig())) == ["malformed_content_encoding"]
+    got = check(_zeros_br(64 << 20), b"br", GuardConfig(max_body_size=1 << 30))
+    assert got is not None
+    assert got[0] == 413
+    assert _decompress._brotli() is not brotli
+
+
+@pytest.mark.usefixtures("without_brotli")
+def test_br_without_the_package_is_refused_by_name() -> None:
+    got = check(brotli.compress(b"{}"), b"br", GuardConfig())
+    assert kinds(got) == ["unsupported_content_encoding"]
+    assert got is not None
+    assert json.loads(got[2])["title"] == "Unsupported encoding"
 
 
 def test_modes() -> None:
@@ -110,13 +184,25 @@ def _zeros_gzip(decoded_bytes: int) -> bytes:
     return b"".join(pieces) + encoder.flush()
 
 
-def test_bomb_is_refused_with_bounded_memory() -> None:
-    bomb = _zeros_gzip(64 << 20)  # 64 MiB of zeros in about 64 KB
+def _zeros_br(decoded_bytes: int) -> bytes:
+    encoder = brotli.Compressor()
+    block = bytes(1 << 20)
+    pieces: list[bytes] = [encoder.process(block) for _ in range(decoded_bytes >> 20)]
+    tail: bytes = encoder.finish()
+    return b"".join(pieces) + tail
+
+
+BOMBS = {"gzip": _zeros_gzip, "br": _zeros_br}
+
+
+@pytest.mark.parametrize("coding", sorted(BOMBS))
+def test_bomb_is_refused_with_bounded_memory(coding: str) -> None:
+    bomb = BOMBS[coding](64 << 20)  # 64 MiB of zeros: 64 KB as gzip, 106 bytes as br
     assert len(bomb) * MAX_RATIO < 64 << 20
     config = GuardConfig(max_body_size=1 << 30)  # only the ratio cap stops it
     tracemalloc.start()
     try:
-        got = check(bomb, b"gzip", config, chunk_bytes=64 * 1024)
+        got = check(bomb, coding.encode(), config, chunk_bytes=64 * 1024)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -138,11 +224,12 @@ def test_decoded_size_counts_against_the_body_limit() -> None:
     )
 
 
-def test_checked_counts_compressed_bytes() -> None:
+@pytest.mark.parametrize("coding", ["gzip", "br"])
+def test_checked_counts_compressed_bytes(coding: str) -> None:
     text = b'{"a": "' + "é".encode() * 50_000 + b'"}'
-    body = gzip.compress(text)
+    body = CODERS[coding](text)
     body_check = BodyCheck(
-        [JSON, (b"content-encoding", b"gzip")], GuardConfig(), "http"
+        [JSON, (b"content-encoding", coding.encode())], GuardConfig(), "http"
     )
     seen = []
     for start in range(0, len(body), 100):

@@ -90,10 +90,16 @@ ROWS = [
     ("raw-utf8-query", "GET /q?x=ä HTTP/1.1\r\n\r\n".encode(), "non_ascii_target", 2),
     # RFC 9112 §3.2: two Host lines (the client helper adds "Host: t")
     ("duplicate-host", b"GET /h HTTP/1.1\r\nHost: evil\r\n\r\n", "duplicate_header", 0),
-    # F12 / #7: octal escapes that Werkzeug and http.cookies decode differently
+    # F12 / #7: octal escapes, U+FFFE to Werkzeug; C0 AF, "/" to a lax decoder
     (
         "cookie-octal-noncharacter",
         b'GET /c HTTP/1.1\r\nCookie: a="\\357\\277\\276"\r\n\r\n',
+        "noncharacter",
+        3,
+    ),
+    (
+        "cookie-octal-overlong",
+        b'GET /c HTTP/1.1\r\nCookie: a="\\300\\257"\r\n\r\n',
         "cookie_octal_escape",
         3,
     ),

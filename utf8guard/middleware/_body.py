@@ -41,7 +41,7 @@ def body_inspector(
     a body of any other (binary) type gets the JSON checks when it starts like JSON
     and passes untouched otherwise, or is checked as text with
     ``inspect_all_bodies``. A compressed body of a binary type passes: frameworks do
-    not decompress it before parsing. A JSON body in gzip or deflate is checked
+    not decompress it before parsing. A JSON body in gzip, deflate or br is checked
     decoded (:mod:`._decompress`); other compressed bodies are refused.
     """
     types: list[bytes] = []
@@ -60,7 +60,7 @@ def body_inspector(
     if codings and codings[0].strip().lower() not in (b"", b"identity"):
         if isinstance(inspector, SniffingInspector) and inspector.binary:
             return None
-        # Issue 26: a JSON body in gzip or deflate is checked decoded. Only JSON:
+        # Issue 26: a JSON body in gzip, deflate or br is checked decoded. Only JSON:
         # frameworks parse a form, multipart or text body's raw bytes whatever its
         # Content-Encoding, and a gzip header's FNAME or a stored block carries any
         # bytes there; raw gzip or zlib bytes are never a JSON text (1f 8b, and a

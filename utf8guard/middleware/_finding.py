@@ -68,12 +68,13 @@ class RequestKind(str, enum.Enum):
     #: a second Content-Type or Content-Encoding field (RFC 9110 §5.3: singletons whose
     #: duplicates two parsers may resolve differently)
     DUPLICATE_HEADER = "duplicate_header"
-    #: a Content-Encoding other than identity, gzip or deflate on a body the guard
-    #: must inspect, a list of codings, or a multipart part with a
-    #: Content-Transfer-Encoding such as base64
+    #: a Content-Encoding other than identity, gzip, deflate or br (br with the
+    #: ``brotli`` extra only) on a body the guard must inspect, a list of codings, or
+    #: a multipart part with a Content-Transfer-Encoding such as base64
     UNSUPPORTED_CONTENT_ENCODING = "unsupported_content_encoding"
-    #: a gzip or deflate body that does not decode, ends early, or has bytes after
-    #: its end (RFC 1950, RFC 1952): each decoder would stop at another byte
+    #: a gzip, deflate or br body that does not decode, ends early, or has bytes
+    #: after its end (RFC 1950, RFC 1952, RFC 7932): each decoder would stop at
+    #: another byte
     MALFORMED_CONTENT_ENCODING = "malformed_content_encoding"
     #: a backslash or ``%`` anywhere in a Content-Type, of the request or of a
     #: multipart part (issue 25 R0, R00): RFC 9110 §5.6.4 reads ``"x\\\\"`` as ``x\\``,
@@ -97,8 +98,10 @@ class RequestKind(str, enum.Enum):
     #: a byte over 0x7F, unescaped, in the request target's path or query (RFC 9112
     #: §3.2, RFC 3986 §2: the target is ASCII); servers disagree on what it means
     NON_ASCII_TARGET = "non_ascii_target"
-    #: an octal escape above ``\\177`` in a Cookie value (``"\\300\\257"``): a code
-    #: point to ``http.cookies`` (Starlette, Django), a byte to Werkzeug
+    #: a run of octal escapes above ``\\177`` in a Cookie value whose bytes a lax
+    #: UTF-8 decoder reads as an overlong, surrogate or out-of-range form
+    #: (``"\\300\\257"``, ``/`` to it): ``http.cookies`` (Starlette, Django) reads
+    #: code points, Werkzeug U+FFFD, and no framework writes it
     COOKIE_OCTAL_ESCAPE = "cookie_octal_escape"
     # bodies (issue 11)
     #: a JSON body that JSON parsers read as UTF-16 or UTF-32 (a byte order mark, or
