@@ -16,6 +16,26 @@ from utf8guard import Policy
 settings.register_profile("ci", deadline=None)
 settings.load_profile("ci")
 
+#: The differential suite's summary lines in a pytest-xdist worker's ``workeroutput``.
+MATRIX_KEY = "differential_matrix"
+#: Those lines, as the workers sent them back (the suite's servers run in one).
+_WORKER_LINES: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """pytest-xdist: keep the summary lines a worker sent."""
+    del error
+    output: dict[str, list[str]] = getattr(node, "workeroutput", {})
+    _WORKER_LINES.extend(output.get(MATRIX_KEY, []))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Under pytest-xdist, print the differential suite's matrix its worker sent."""
+    for line in _WORKER_LINES:
+        terminalreporter.write_line(line)
+
+
 #: The init fields of Policy, in order.
 FLAGS = [f.name for f in fields(Policy) if f.init]
 #: All 64 policies.

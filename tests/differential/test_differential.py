@@ -16,7 +16,8 @@ from .stacks import KNOWN_FAILURES, STACKS
 from .table import ROWS
 from .table_framing import ROWS as FRAMING_ROWS
 
-pytestmark = pytest.mark.differential
+#: One pytest-xdist worker runs them all (``make unit``), so one cluster starts.
+pytestmark = [pytest.mark.differential, pytest.mark.xdist_group("differential")]
 
 CASES = [
     pytest.param(row, stack.id, id=f"{row.id}[{stack.id}]")
