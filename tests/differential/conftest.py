@@ -20,6 +20,7 @@ _APP_NEEDS = {
     "django_echo.py": ("django",),
     "django_asgi_settings.py": ("django",),
     "h2c.py": ("h2",),
+    "table_h2.py": ("hpack",),
     "bottle_echo.py": ("bottle",),
     "pyramid_echo.py": ("pyramid", "webob"),
     "falcon_echo.py": ("falcon", "starlette", "fastapi", "pydantic"),
