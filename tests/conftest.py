@@ -36,6 +36,21 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(line)
 
 
+#: RFC 1952 §2.3.1: a gzip member starts with these bytes, then its MTIME.
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def pytest_make_parametrize_id(
+    config: pytest.Config, val: object, argname: str
+) -> str | None:
+    """A gzip member's id without its MTIME (``gzip.compress`` writes the time): each
+    pytest-xdist worker must collect the same test ids."""
+    del config, argname
+    if isinstance(val, bytes) and val.startswith(_GZIP_MAGIC):
+        return f"gzip-{len(val)}-bytes"
+    return None
+
+
 #: The init fields of Policy, in order.
 FLAGS = [f.name for f in fields(Policy) if f.init]
 #: All 64 policies.
