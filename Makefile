@@ -29,11 +29,11 @@ typecheck: $(VENV)/.installed
 
 # Coverage is measured over both runs below (the C accelerator on, then off) and
 # reported once, by `coverage`, against fail_under in pyproject.toml.
-# Two pytest-xdist workers; the differential suite's tests form one group
-# (--dist loadgroup), so one worker starts its servers once while the other runs
-# the rest. PYTEST_WORKERS=0 runs in one process.
+# Two pytest-xdist workers, each test file whole in one (--dist loadfile), so that a
+# module's fixtures start once: the differential suite's servers run in one worker
+# while the other runs the rest. PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
-XDIST = -n $(PYTEST_WORKERS) --dist loadgroup
+XDIST = -n $(PYTEST_WORKERS) --dist loadfile
 unit: $(VENV)/.installed
 	$(BIN)/coverage erase
 	$(BIN)/pytest $(XDIST) --cov --cov-report= --cov-fail-under=0

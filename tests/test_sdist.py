@@ -15,9 +15,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-#: One pytest-xdist worker builds the sdist once: two builds of the same tree at once
-#: race on its ``utf8guard.egg-info``.
-pytestmark = pytest.mark.xdist_group("sdist")
 #: Repository files that are not part of the source distribution: CI configuration
 #: and git metadata stay in the repository.
 NOT_SHIPPED = (".ci/", ".github/", ".gitignore", ".gitattributes")

@@ -18,8 +18,7 @@ from .table_framing import ROWS as FRAMING_ROWS
 from .table_h2 import ROWS as H2_ROWS
 from .table_ws import ROWS as WS_ROWS
 
-#: One pytest-xdist worker runs them all (``make unit``), so one cluster starts.
-pytestmark = [pytest.mark.differential, pytest.mark.xdist_group("differential")]
+pytestmark = pytest.mark.differential
 
 CASES = [
     pytest.param(row, stack.id, id=f"{row.id}[{stack.id}]")
