@@ -29,9 +29,14 @@ typecheck: $(VENV)/.installed
 
 # Coverage is measured over both runs below (the C accelerator on, then off) and
 # reported once, by `coverage`, against fail_under in pyproject.toml.
+# Two pytest-xdist workers, each test file whole in one (--dist loadfile), so that a
+# module's fixtures start once: the differential suite's servers run in one worker
+# while the other runs the rest. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
+XDIST = -n $(PYTEST_WORKERS) --dist loadfile
 unit: $(VENV)/.installed
 	$(BIN)/coverage erase
-	$(BIN)/pytest --cov --cov-report= --cov-fail-under=0
+	$(BIN)/pytest $(XDIST) --cov --cov-report= --cov-fail-under=0
 
 # The core's test files again with the C accelerator off (UTF8GUARD_PURE_PYTHON=1), so
 # both implementations pass them; the rest of the suite runs once, on the default one.
@@ -47,7 +52,7 @@ unit-pure: $(VENV)/.installed unit-pure-middleware
 # run first by unit-pure, after unit has erased the coverage data.
 .PHONY: unit-pure-middleware
 unit-pure-middleware: $(VENV)/.installed
-	UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider \
+	UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider $(XDIST) \
 	  --cov --cov-append --cov-report= --cov-fail-under=0 -m "not slow" tests/middleware
 
 coverage: $(VENV)/.installed
@@ -96,7 +101,13 @@ sdist-test: dist-check
 	  tests/test_scan.py tests/test_stream.py tests/test_repair.py tests/test_paths.py \
 	  tests/test_corpus.py tests/middleware/test_engine.py tests/middleware/test_request.py
 
-test: lint typecheck docs unit unit-pure coverage test-kernels fuzz-smoke sdist-test
+test: lint typecheck docs unit unit-pure coverage checks
+
+# The kernels (a minute or two under qemu), the fuzz smoke run (a fixed time per
+# target) and the release checks are independent: two at a time.
+.PHONY: checks
+checks:
+	$(MAKE) -j2 --output-sync=target test-kernels fuzz-smoke sdist-test
 
 # The documentation site (mkdocs.yml), built strictly: a broken link, a refusal kind
 # without a page or a docstring reference that resolves nowhere fails it.

@@ -16,6 +16,41 @@ from utf8guard import Policy
 settings.register_profile("ci", deadline=None)
 settings.load_profile("ci")
 
+#: The differential suite's summary lines in a pytest-xdist worker's ``workeroutput``.
+MATRIX_KEY = "differential_matrix"
+#: Those lines, as the workers sent them back (the suite's servers run in one).
+_WORKER_LINES: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """pytest-xdist: keep the summary lines a worker sent."""
+    del error
+    output: dict[str, list[str]] = getattr(node, "workeroutput", {})
+    _WORKER_LINES.extend(output.get(MATRIX_KEY, []))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Under pytest-xdist, print the differential suite's matrix its worker sent."""
+    for line in _WORKER_LINES:
+        terminalreporter.write_line(line)
+
+
+#: RFC 1952 §2.3.1: a gzip member starts with these bytes, then its MTIME.
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def pytest_make_parametrize_id(
+    config: pytest.Config, val: object, argname: str
+) -> str | None:
+    """A gzip member's id without its MTIME (``gzip.compress`` writes the time): each
+    pytest-xdist worker must collect the same test ids."""
+    del config, argname
+    if isinstance(val, bytes) and val.startswith(_GZIP_MAGIC):
+        return f"gzip-{len(val)}-bytes"
+    return None
+
+
 #: The init fields of Policy, in order.
 FLAGS = [f.name for f in fields(Policy) if f.init]
 #: All 64 policies.

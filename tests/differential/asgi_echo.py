@@ -20,7 +20,8 @@ from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
 
 from utf8guard.middleware import Utf8GuardMiddleware
 from utf8guard.middleware.asgi import ASGIApp, Receive, Scope, Send
@@ -115,6 +116,26 @@ def _guarded(app: ASGIApp, **options: Any) -> ASGIApp:
     return dispatch
 
 
+async def websocket_echo(
+    websocket: WebSocket, app: str, subprotocols: list[str] | None = None
+) -> None:
+    """What the framework parsed of a websocket handshake, sent as one text message
+    after accepting it (ws.py reads it)."""
+    raw_path = websocket.scope.get("raw_path")
+    document = new_document(app, websocket.scope["path"], latin1(raw_path))
+    echo_pairs(document, "query", websocket.query_params.multi_items)
+    echo_pairs(document, "headers", websocket.headers.items)
+    echo_pairs(document, "cookies", websocket.cookies.items)
+    document["subprotocols"] = subprotocols or websocket.scope.get("subprotocols", [])
+    await websocket.accept()
+    await websocket.send_text(dumps(document).decode("ascii"))
+    await websocket.close()
+
+
+async def _starlette_ws(websocket: WebSocket) -> None:
+    await websocket_echo(websocket, "starlette")
+
+
 async def _starlette_echo(request: Request) -> Response:
     return _respond(await echo_document(request, "starlette"))
 
@@ -122,7 +143,12 @@ async def _starlette_echo(request: Request) -> Response:
 def starlette_app() -> ASGIApp:
     """The guarded Starlette echo app: one catch-all route."""
     register_url_convertor("everything", EverythingConvertor())
-    app = Starlette(routes=[Route(CATCH_ALL, _starlette_echo, methods=METHODS)])
+    app = Starlette(
+        routes=[
+            Route(CATCH_ALL, _starlette_echo, methods=METHODS),
+            WebSocketRoute(CATCH_ALL, _starlette_ws),
+        ]
+    )
     return _guarded(app)
 
 
@@ -142,6 +168,10 @@ def fastapi_app() -> ASGIApp:
         document = await echo_document(request, "fastapi")
         document["model"] = item.model_dump()
         return _respond(document)
+
+    @app.websocket(CATCH_ALL)
+    async def catch_all_ws(websocket: WebSocket) -> None:
+        await websocket_echo(websocket, "fastapi")
 
     @app.api_route(CATCH_ALL, methods=METHODS)
     async def catch_all(request: Request) -> Response:

@@ -18,10 +18,11 @@ from typing import Final
 
 from .._servers import ServerProcess, exchange
 from .echo import LIFETIME_ENV
-from .h2c import exchange_h2, h2_request
+from .h2c import exchange_h2, h2_form
 from .oracle import Exchange, Verdict, judge
 from .rows import Row
 from .stacks import BLIND_STACKS, Stack
+from .ws import exchange_ws, is_upgrade
 
 #: Seconds a server lives before it exits by itself (a run that dies leaves none).
 LIFETIME_SECONDS: Final = 900
@@ -85,12 +86,12 @@ class Cluster:
         return self.verdicts[row.id].get(stack)
 
     def _send(self, row: Row) -> dict[str, Verdict]:
-        h2 = h2_request(row.raw)
-        names = [
-            name
-            for name in self.servers
-            if name not in self.failed and (h2 is not None or name not in self.h2c)
-        ]
+        h2 = h2_form(row)
+        if row.h2 is not None:  # an HTTP/2-only row
+            names = [name for name in self.servers if name in self.h2c]
+        else:
+            names = [n for n in self.servers if h2 is not None or n not in self.h2c]
+        names = [name for name in names if name not in self.failed]
         send = self._exchange(row)
         answers = (
             map(send, names)
@@ -105,13 +106,16 @@ class Cluster:
         }
 
     def _exchange(self, row: Row) -> Callable[[str], Exchange]:
-        h2 = h2_request(row.raw)
+        h2 = h2_form(row)
+        upgrade = is_upgrade(row.raw)
 
         def send(name: str) -> Exchange:
             port = self.servers[name].port
             try:
                 if name in self.h2c and h2 is not None:
                     return Exchange(exchange_h2(port, *h2))
+                if upgrade:
+                    return Exchange(exchange_ws(port, row.raw))
                 return Exchange(exchange(port, row.raw))
             except TimeoutError:
                 return Exchange(hung=True)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from ..conftest import MATRIX_KEY
 from .cluster import Cluster
 from .report import matrix_lines
 from .stacks import STACKS
@@ -19,6 +20,7 @@ _APP_NEEDS = {
     "django_echo.py": ("django",),
     "django_asgi_settings.py": ("django",),
     "h2c.py": ("h2",),
+    "table_h2.py": ("hpack",),
     "bottle_echo.py": ("bottle",),
     "pyramid_echo.py": ("pyramid", "webob"),
     "falcon_echo.py": ("falcon", "starlette", "fastapi", "pydantic"),
@@ -48,6 +50,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         yield running
     finally:
         running.stop()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker, hand the summary to the controller (tests/conftest.py
+    prints it there: this conftest is loaded only where tests are collected)."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output[MATRIX_KEY] = [line for run in _RUNS for line in matrix_lines(run)]
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -91,9 +91,20 @@ def _wsgi_echo(req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
 
 
 async def _asgi_echo(
-    req: falcon.asgi.Request, resp: falcon.asgi.Response | None, **_: Any
+    req: falcon.asgi.Request,
+    resp: falcon.asgi.Response | None,
+    ws: falcon.asgi.WebSocket | None = None,
+    **_: Any,
 ) -> None:
-    assert resp is not None  # a sink always gets one
+    if ws is not None:  # a websocket handshake: the sink gets ws, resp is None
+        raw_ws = req.scope.get("raw_path")
+        document = _head(req, None if raw_ws is None else raw_ws.decode("latin-1"))
+        document["subprotocols"] = list(ws.subprotocols)
+        await ws.accept()
+        await ws.send_text(dumps(document).decode("ascii"))
+        await ws.close()
+        return
+    assert resp is not None  # an HTTP request always gets one
     request, response = req, resp
     raw = request.scope.get("raw_path")
     document = _head(request, None if raw is None else raw.decode("latin-1"))

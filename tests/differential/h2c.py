@@ -23,12 +23,21 @@ from h2.events import (
 )
 
 from .._servers import HOST, REQUEST_TIMEOUT_SECONDS, Response
+from .rows import Row
 
 #: RFC 9113 §8.2.2: connection-specific fields, which HTTP/2 forbids.
 _HOP_BY_HOP: Final = frozenset(
     {b"transfer-encoding", b"upgrade", b"keep-alive", b"te", b"proxy-connection"}
 )
 Fields = list[tuple[bytes, bytes]]
+
+
+def h2_form(row: Row) -> tuple[Fields, bytes] | None:
+    """What ``row`` sends over HTTP/2: its own fields (an HTTP/2-only row), else
+    the HTTP/2 form of its raw request, or None."""
+    if row.h2 is not None:
+        return list(row.h2[0]), row.h2[1]
+    return h2_request(row.raw)
 
 
 def h2_request(raw: bytes) -> tuple[Fields, bytes] | None:
@@ -85,10 +94,19 @@ def exchange_h2(
     connection.initiate_connection()
     stream = connection.get_next_available_stream_id()
     connection.send_headers(stream, fields, end_stream=not body)
+    with socket.create_connection((HOST, port), timeout=timeout) as sock:
+        status, headers, payload = _converse(connection, stream, sock, body)
+    return None if status is None else Response(status, headers, bytes(payload))
+
+
+def _converse(
+    connection: H2Connection, stream: int, sock: socket.socket, body: bytes
+) -> tuple[int | None, tuple[tuple[bytes, bytes], ...], bytearray]:
+    """Send the request's frames and ``body``; read the response on ``stream``."""
     status: int | None = None
     headers: tuple[tuple[bytes, bytes], ...] = ()
     payload = bytearray()
-    with socket.create_connection((HOST, port), timeout=timeout) as sock:
+    try:
         sock.sendall(connection.data_to_send())
         pending, done = body, False
         while not done:
@@ -119,4 +137,8 @@ def exchange_h2(
                 ):
                     done = True
             sock.sendall(connection.data_to_send())
-    return None if status is None else Response(status, headers, bytes(payload))
+    except (BrokenPipeError, ConnectionResetError):
+        # RFC 9113 §5.4.1: a server closes the connection on a connection error (a
+        # malformed field block): what came before counts, like a close in HTTP/1.1.
+        pass
+    return status, headers, payload

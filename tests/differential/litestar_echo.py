@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import cast
 
-from litestar import Litestar, Request, Response, route
+from litestar import Litestar, Request, Response, WebSocket, route, websocket
 from litestar.datastructures import State, UploadFile
 
 from utf8guard.middleware.asgi import ASGIApp
@@ -69,6 +69,23 @@ async def echo(request: _Request, path: str) -> Response[bytes]:
     return Response(dumps(document), media_type="application/json")
 
 
+@websocket("/{path:path}")
+async def echo_ws(socket: WebSocket[object, object, State], path: str) -> None:
+    """What Litestar parsed of a websocket handshake, sent after accepting it."""
+    del path
+    raw = socket.scope.get("raw_path")
+    document = new_document(
+        "litestar", socket.scope["path"], None if raw is None else raw.decode("latin-1")
+    )
+    echo_pairs(document, "query", lambda: list(socket.query_params.multi_items()))
+    echo_pairs(document, "headers", lambda: list(socket.headers.items()))
+    echo_pairs(document, "cookies", lambda: list(socket.cookies.items()))
+    document["subprotocols"] = list(socket.scope.get("subprotocols", []))
+    await socket.accept()
+    await socket.send_text(dumps(document).decode("ascii"))
+    await socket.close()
+
+
 def create() -> ASGIApp:
     """The guarded Litestar echo app: one catch-all route."""
-    return _guarded(cast("ASGIApp", Litestar([echo], openapi_config=None)))
+    return _guarded(cast("ASGIApp", Litestar([echo, echo_ws], openapi_config=None)))

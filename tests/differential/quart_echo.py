@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import cast
 
-from quart import Quart, Response, request
+from quart import Quart, Response, request, websocket
 
 from utf8guard.middleware.asgi import ASGIApp
 
@@ -47,10 +47,28 @@ async def echo(path: str = "") -> Response:
     return Response(dumps(document), content_type="application/json")
 
 
+async def echo_ws(path: str = "") -> None:
+    """What Quart parsed of a websocket handshake, sent after accepting it."""
+    del path
+    raw = websocket.scope.get("raw_path")
+    document = new_document(
+        "quart", websocket.path, None if raw is None else raw.decode("latin-1")
+    )
+    echo_pairs(document, "query", lambda: websocket.args.items(multi=True))
+    echo_pairs(document, "headers", websocket.headers.items)
+    echo_pairs(document, "cookies", lambda: websocket.cookies.items(multi=True))
+    document["subprotocols"] = list(websocket.requested_subprotocols)
+    await websocket.accept()
+    await websocket.send(dumps(document).decode("ascii"))
+    await websocket.close(1000)
+
+
 def create() -> ASGIApp:
     """The guarded Quart echo app: one catch-all route."""
     app = Quart(__name__, static_folder=None)
     methods = ["GET", "POST", "PUT"]
     app.add_url_rule("/", "root", echo, methods=methods)
     app.add_url_rule("/<path:path>", "echo", echo, methods=methods)
+    app.add_websocket("/", "root_ws", echo_ws)
+    app.add_websocket("/<path:path>", "echo_ws", echo_ws)
     return _guarded(cast("ASGIApp", app))

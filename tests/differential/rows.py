@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+#: An HTTP/2 field list as sent (RFC 9113 §8.3: pseudo-header fields first).
+H2Fields = tuple[tuple[bytes, bytes], ...]
+
 
 class Expect(enum.Enum):
     """What a row demands of every stack, on top of "no 5xx, no hang, no leak"."""
@@ -44,6 +47,9 @@ class Row:
     #: Stacks whose server destroys what the rule needs before any middleware runs
     #: (SECURITY.md says which and why): there a refuse row may pass, never leak.
     blind_on: tuple[str, ...] = ()
+    #: An HTTP/2-only row (table_h2.py): the exact field list (pseudo-headers
+    #: first, as given) and body sent to the h2c stacks; the others skip it.
+    h2: tuple[H2Fields, bytes] | None = None
 
     def on(self, stack: str) -> Row:
         """The row as judged on ``stack``: either way where the stack is blind."""

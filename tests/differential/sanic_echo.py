@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import unquote
 
 from sanic import Request, Sanic
@@ -59,12 +60,28 @@ async def echo(request: Request, path: str = "") -> HTTPResponse:
     return raw(dumps(document), content_type="application/json")
 
 
+async def echo_ws(request: Request, ws: Any, path: str = "") -> None:
+    """What Sanic parsed of a websocket handshake, sent after accepting it."""
+    del path
+    document = new_document("sanic", unquote(request.path), request.path)
+    echo_pairs(document, "query", lambda: request.query_args)
+    echo_pairs(document, "headers", lambda: list(request.headers.items()))
+    echo_pairs(document, "cookies", lambda: _flat(request.cookies))
+    document["subprotocols"] = list(request.scope.get("subprotocols", []))
+    await ws.send(dumps(document).decode("ascii"))
+    await ws.close()
+
+
 def create() -> ASGIApp:
     """The guarded Sanic echo app: one catch-all route."""
     app = Sanic("utf8guard_echo")
     app.config.TOUCHUP = False
     app.add_route(echo, "/", methods=["GET", "POST", "PUT"], name="root")
     app.add_route(echo, "/<path:path>", methods=["GET", "POST", "PUT"])
+    # A websocket route is a GET route to Sanic, so it cannot share the catch-all:
+    # it takes /ws and below, where every websocket row goes (table_ws.py).
+    app.add_websocket_route(echo_ws, "/ws", name="root_ws")
+    app.add_websocket_route(echo_ws, "/ws/<path:path>", name="echo_ws")
     # Sanic decodes header values as UTF-8 with surrogateescape, not Latin-1: a
     # Latin-1 User-Agent reaches it as a lone surrogate (docs: other stacks).
     return _guarded(app, latin1_headers=())

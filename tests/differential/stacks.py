@@ -39,6 +39,7 @@ from typing import Final
 
 from .._servers import HOST, Command, gunicorn, hypercorn, runserver, uvicorn, werkzeug
 from .echo import DJANGO_SETTINGS, KILL_PARENT_ENV
+from .table_ws import ROWS as WS_ROWS
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +68,14 @@ _DJANGO_ENV: Final = {"DJANGO_SETTINGS_MODULE": DJANGO_SETTINGS}
 
 
 def _granian(interface: str, factory: str) -> Command:
-    """Granian (one worker) running the app factory ``factory``; it binds a port."""
+    """Granian (one worker) running the app factory ``factory``; it binds a port.
+    Websockets only on the ASGI interface (WSGI has none)."""
+    websockets = () if interface == "asgi" else ("--no-ws",)
 
     def command(port: int) -> list[str]:
         return [
             *(sys.executable, "-m", "granian", "--interface", interface, "--factory"),
-            *("--host", HOST, "--port", str(port), "--workers", "1", "--no-ws"),
+            *("--host", HOST, "--port", str(port), "--workers", "1", *websockets),
             *("--log-level", "warning", factory),
         ]
 
@@ -124,6 +127,12 @@ MORE_STACKS: Final = (
           hypercorn(f"{_STARLETTE}()"), h2c=True),
     Stack("granian-h2c-starlette", ("granian", "h2", *_ASGI),
           _granian("asgi", _STARLETTE), inherit_socket=False, h2c=True),
+    # HTTP/2 beyond Starlette: Quart on its own server, Litestar on Granian.
+    Stack("hypercorn-h2c-quart", ("hypercorn", "h2", "quart"),
+          hypercorn("tests.differential.quart_echo:create()"), h2c=True),
+    Stack("granian-h2c-litestar", ("granian", "h2", "litestar"),
+          _granian("asgi", "tests.differential.litestar_echo:create"),
+          inherit_socket=False, h2c=True),
     Stack("gunicorn-pyramid", ("gunicorn", "pyramid", "webob"),
           gunicorn("tests.differential.pyramid_echo:create()"), env=_GUNICORN_ENV),
 )  # fmt: skip
@@ -158,16 +167,20 @@ STACKS: Final = ISSUE_11_STACKS + MORE_STACKS
 #: Stacks whose server hides the raw target and blanks non-ASCII header values
 #: (Granian's WSGI interface, issue 25 R12): there a head row may pass, never leak.
 BLIND_STACKS: Final = frozenset({"granian-wsgi-flask"})
+WS_ROW_IDS: Final = tuple(row.id for row in WS_ROWS)
 #: (row, stack) pairs that fail for a reason outside the guard, each with it; the
 #: tests mark them xfail (strict where the failure is deterministic).
 KNOWN_FAILURES: Final[dict[tuple[str, str], tuple[str, bool]]] = {
     **{
-        ("probe-websocket-upgrade-path-overlong", stack): (
+        (row, stack): (
             "Django's ASGI handler answers a websocket scope with a 500; the "
             "MIDDLEWARE class never sees websockets",
             True,
         )
+        for row in ("probe-websocket-upgrade-path-overlong", *WS_ROW_IDS)
         for stack in ("daphne-django", "uvicorn-django")
+        # uvicorn refuses a non-ASCII Sec-WebSocket-Protocol itself (400).
+        if not (row.startswith("ws-subprotocol-") and stack == "uvicorn-django")
     },
     **{
         ("probe-target-absolute-userinfo-overlong", stack): (
@@ -196,6 +209,25 @@ KNOWN_FAILURES: Final[dict[tuple[str, str], tuple[str, bool]]] = {
             True,
         )
         for row in ("c25-binary-upload", "clean-binary-body")
+    },
+    **{
+        (row, stack): (
+            "Werkzeug's router answers 400 to a websocket handshake when no rule "
+            "is a websocket rule (WebsocketMismatch): Flask has no websockets",
+            True,
+        )
+        for row in WS_ROW_IDS
+        if row.startswith("ws-control-")
+        for stack in ("gunicorn-flask", "werkzeug-flask", "granian-wsgi-flask")
+    },
+    **{
+        (row, stack): (
+            "Falcon refuses a part with any Content-Transfer-Encoding but binary "
+            "(MultipartParseError, a 400): the guard passes the identity codings",
+            True,
+        )
+        for row in ("c25-curl-encoder-8bit", "c25-cte-7bit-field")
+        for stack in ("uvicorn-falcon", "gunicorn-falcon")
     },
     ("clean-cookie-rtl", "daphne-django"): (
         "Daphne answers 400 itself to a header value holding byte 0x85 (its "

@@ -145,4 +145,40 @@ CONTROLS: Final = (
     control("c25-filename-percent-sign", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="100%.pdf"', b"x", b"Content-Type: application/pdf")))),
 )  # fmt: skip
 
-ROWS: Final[tuple[Row, ...]] = CONTROLS + ATTACKS
+# Content-Transfer-Encoding (RFC 7578 §4.7 deprecates it). Django decodes base64 in
+# fields and files (any case, parameters ignored, the last of two fields);
+# python-multipart's FormParser also quoted-printable; Werkzeug and Starlette decode
+# neither. The guard passes only the identity codings 7bit, 8bit and binary, once.
+# curl sends the field only when asked (-F 'a=x;encoder=8bit'; captured from curl
+# 7.88); Chromium, Firefox, requests (urllib3) and httpx never send it.
+_CTE: Final = b"Content-Transfer-Encoding: "
+_B64_FFFE: Final = b"77++"  # base64 (RFC 4648 §4) of EF BF BE, U+FFFE
+
+
+def _cte_field(*headers: bytes, body: bytes = _B64_FFFE) -> bytes:
+    return _mp(
+        b"multipart/form-data; boundary=XyZ",
+        multipart(part(b'name="c"', body, *headers)),
+    )
+
+
+_CURL_CTE: Final = b"------------------------6d70201da7973236"
+
+CTE_ROWS: Final = (
+    control("c25-curl-encoder-8bit", _mp(b"multipart/form-data; boundary=" + _CURL_CTE, multipart(part(b'name="a"', "välue".encode(), _CTE + b"8bit"), boundary=_CURL_CTE)), form=[["a", "välue"]]),
+    control("c25-cte-binary-file", _mp(b"multipart/form-data; boundary=XyZ", multipart(part(b'name="f"; filename="r\xc3\xa9sum\xc3\xa9.png"', _PNG, b"Content-Type: image/png", _CTE + b"binary"))), files=_FORM_FILES),
+    control("c25-cte-7bit-field", _cte_field(_CTE + b"7bit", body=b"plain"), form=[["c", "plain"]]),
+    refuse("c25-cte-base64-after-7bit", _cte_field(_CTE + b"7bit", _CTE + b"base64"), "\ufffe"),
+    refuse("c25-cte-7bit-after-base64", _cte_field(_CTE + b"base64", _CTE + b"7bit"), "\ufffe"),
+    refuse("c25-cte-base64-parameter", _cte_field(_CTE + b"base64; x=1"), "\ufffe"),
+    refuse("c25-cte-base64-mixed-case", _cte_field(_CTE + b"bAsE64"), "\ufffe"),
+    refuse("c25-cte-base64-trailing-tab", _cte_field(_CTE + b"base64\t"), "\ufffe"),
+    refuse("c25-cte-base64-space-before-colon", _cte_field(b"Content-Transfer-Encoding : base64"), "\ufffe"),
+    refuse("c25-cte-base64-folded", _cte_field(_CTE.rstrip(), b" base64"), "\ufffe"),
+    refuse("c25-cte-quoted-printable-soft-break", _cte_field(_CTE + b"quoted-printable", body=b"=EF=\r\n=BF=BE"), "\ufffe"),
+    # The cost of failing closed: curl's -F 'f=@x;encoder=base64' file is refused
+    # (Django would store the decoded bytes; the guard reads no file's content).
+    refuse("c25-curl-encoder-base64-file", _mp(b"multipart/form-data; boundary=" + _CURL_CTE, multipart(part(b'name="up"; filename="f.txt"', b"aMOpbGxv", b"Content-Type: text/plain", _CTE + b"base64"), boundary=_CURL_CTE))),
+)  # fmt: skip
+
+ROWS: Final[tuple[Row, ...]] = CONTROLS + ATTACKS + CTE_ROWS

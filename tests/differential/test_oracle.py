@@ -16,6 +16,8 @@ from .oracle import Exchange, judge
 from .rows import Expect, Row, get
 from .table import ROWS
 from .table_framing import ROWS as FRAMING_ROWS
+from .table_h2 import ROWS as H2_ROWS
+from .table_ws import ROWS as WS_ROWS
 
 _ROWS = {row.id: row for row in ROWS}
 
@@ -138,7 +140,7 @@ def test_fffd_is_allowed_only_where_the_row_says() -> None:
 
 
 def test_row_ids_are_unique_and_cover_every_finding() -> None:
-    ids = [row.id for row in (*ROWS, *FRAMING_ROWS)]
+    ids = [row.id for row in (*ROWS, *FRAMING_ROWS, *H2_ROWS, *WS_ROWS)]
     assert len(ids) == len(set(ids))
     for finding in range(1, 15):
         assert any(i.startswith(f"F{finding}-") for i in ids), f"F{finding}"
