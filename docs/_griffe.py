@@ -15,6 +15,9 @@ import griffe
 
 #: Middleware modules whose docstrings name the package's public names bare.
 _ADAPTERS = {"asgi", "wsgi"}
+#: The middleware's private subpackages (docs/architecture.md): the names their
+#: modules define are public as ``utf8guard.middleware``'s.
+_LAYERS = {"adapter", "engine", "head", "body"}
 _ROLE = re.compile(r":(?:func|class|data|meth|attr|mod|exc|obj):`(~?)([\w.]+)`")
 
 
@@ -62,8 +65,11 @@ class RstToMarkdown(griffe.Extension):
 
 
 def _public(module: str) -> str:
-    # utf8guard._violation -> utf8guard; utf8guard.middleware.asgi -> ...middleware
+    # utf8guard._violation -> utf8guard; utf8guard.middleware.asgi -> ...middleware;
+    # utf8guard.middleware.engine._config -> utf8guard.middleware
     parts = module.split(".")
-    while len(parts) > 1 and (parts[-1].startswith("_") or parts[-1] in _ADAPTERS):
+    while len(parts) > 1 and (
+        parts[-1].startswith("_") or parts[-1] in _ADAPTERS or parts[-1] in _LAYERS
+    ):
         parts.pop()
     return ".".join(parts)

@@ -299,6 +299,22 @@ def test_sphinx_roles_become_cross_references() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("module", "public"),
+    [
+        ("utf8guard._violation", "utf8guard"),
+        ("utf8guard.paths", "utf8guard.paths"),
+        ("utf8guard.middleware.asgi", "utf8guard.middleware"),
+        ("utf8guard.middleware._private", "utf8guard.middleware"),
+        ("utf8guard.middleware.engine._config", "utf8guard.middleware"),
+        ("utf8guard.middleware.django", "utf8guard.middleware.django"),
+    ],
+)
+def test_bare_names_resolve_where_they_are_public(module: str, public: str) -> None:
+    # GuardConfig is defined in a private module, documented as utf8guard.middleware's
+    assert _griffe._public(module) == public
+
+
 # The getting-started pages' apps, run as written ------------------------------------
 
 
