@@ -56,6 +56,14 @@ def test_too_large_document() -> None:
     assert "1024" in document["detail"]
 
 
+def test_problem_fields_by_name() -> None:
+    problem = too_large(1024)
+    # RFC 9110 §8.6: Content-Length is the body's length in octets
+    assert problem.status == 413
+    assert dict(problem.headers)[b"content-length"] == str(len(problem.body)).encode()
+    assert dict(problem.headers)[b"content-type"] == b"application/problem+json"
+
+
 #: Issue 26: "not valid UTF-8" only for ill-formed UTF-8 (Unicode ch. 3 D84, Table
 #: 3-7); other refusals say what is wrong.
 TITLES = [

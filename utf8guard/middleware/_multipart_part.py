@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 from .._policy import Policy
 from .._scan import find_violation, is_valid
@@ -101,9 +101,13 @@ def _line_refusal(line: bytes) -> RequestKind:
     return RequestKind.INVALID_HEADER_NAME
 
 
-#: What a part's content gets: its check ("text", "json", or CHARSET_FIELD: text,
-#: then the charset rule) and the part's name.
-PartPlan = tuple[str, str | None]
+class PartPlan(NamedTuple):
+    """What a part's content gets."""
+
+    #: its check: "text", "json", or CHARSET_FIELD (text, then the charset rule)
+    check: str
+    #: the part's field name, as findings name it
+    name: str | None
 
 
 class PlanRules:
@@ -148,13 +152,13 @@ def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding |
 
 def content_inspector(plan: PartPlan, start: int, policy: Policy) -> BodyInspector:
     """The streaming check of a part's content, which starts at offset ``start``."""
-    content, name = plan
+    check, name = plan
     inspector: BodyInspector
-    if content == "json":
+    if check == "json":
         inspector = JsonInspector(policy, base=start, name=name, fixable=False)
     else:
         inspector = TextInspector(policy, base=start, name=name, fixable=False)
-    if content == CHARSET_FIELD:
+    if check == CHARSET_FIELD:
         return _CharsetField(inspector, start)
     return inspector
 
@@ -162,10 +166,10 @@ def content_inspector(plan: PartPlan, start: int, policy: Policy) -> BodyInspect
 def content_is_clean(plan: PartPlan, content: bytes, policy: Policy) -> bool:
     """True when a part's whole content passes its check in one call; False decides
     nothing (:func:`content_inspector` finds what is wrong, if anything)."""
-    if plan[0] == "text":
+    if plan.check == "text":
         return is_valid(content, policy)
     # The _charset_ field's rule is its inspector's alone.
-    return plan[0] == "json" and is_plain_json(content, policy)
+    return plan.check == "json" and is_plain_json(content, policy)
 
 
 def _plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
@@ -208,7 +212,7 @@ def _plan(block: bytes, rules: PlanRules) -> PartPlan | Finding | None:
     check = _content_check(fields, params)
     if isinstance(check, RequestKind):
         return Finding(Location.BODY, name, check, 0)
-    return None if check is None else (check, name)
+    return None if check is None else PartPlan(check, name)
 
 
 def _content_check(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, NamedTuple
 
 from ._finding import Finding, title
 
@@ -29,8 +29,14 @@ TOO_LARGE_TYPE: Final = (
 #: RFC 9457 §3: the media type of a problem document.
 MEDIA_TYPE: Final = b"application/problem+json"
 
-#: ``(status, headers, body)``, ready to send.
-Problem = tuple[int, list[tuple[bytes, bytes]], bytes]
+
+class Problem(NamedTuple):
+    """A refusal's response, ready to send."""
+
+    status: int
+    #: lower-case names, Content-Length last
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
 
 
 def _problem(status: int, document: dict[str, object]) -> Problem:
@@ -40,7 +46,7 @@ def _problem(status: int, document: dict[str, object]) -> Problem:
         (b"content-type", MEDIA_TYPE),
         (b"content-length", str(len(body)).encode("ascii")),
     ]
-    return status, headers, body
+    return Problem(status, headers, body)
 
 
 def invalid_request(

@@ -95,4 +95,4 @@ def _checked(refusal: object) -> Problem:
         if name.lower() != b"content-length":
             sent.append((name.lower(), value))
     sent.append((b"content-length", str(len(body)).encode("ascii")))
-    return status, sent, body
+    return Problem(status, sent, body)
