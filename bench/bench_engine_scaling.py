@@ -22,9 +22,9 @@ from collections.abc import Callable, Sequence
 
 from bench._shapes import BASELINE, BODY_SHAPES, HEAD_SHAPES, Shape
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._config import MAX_MULTIPART_PARTS
-from utf8guard.middleware._engine import BodyCheck, check_head
-from utf8guard.middleware._request import RequestHead
+from utf8guard.middleware.engine._config import MAX_MULTIPART_PARTS
+from utf8guard.middleware.engine._engine import BodyCheck, check_head
+from utf8guard.middleware.head._request import RequestHead
 
 #: The body chunk size a server hands the guard (uvicorn reads 64 KiB at a time).
 CHUNK_BYTES = 64 * 1024

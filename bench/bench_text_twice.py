@@ -27,11 +27,11 @@ from collections.abc import Callable, Sequence
 from bench.bench_core import make_corpus
 from utf8guard import STRICT
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._body import inspector_for
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._form import FormInspector
-from utf8guard.middleware._sniff import SniffingInspector
-from utf8guard.middleware._text import BodyInspector
+from utf8guard.middleware.body._body import inspector_for
+from utf8guard.middleware.body._form import FormInspector
+from utf8guard.middleware.body._sniff import SniffingInspector
+from utf8guard.middleware.body._text import BodyInspector
+from utf8guard.middleware.engine._finding import Finding
 
 CHUNK_BYTES = 64 * 1024
 SHAPES = ("prose", "form-like", "cjk")

@@ -42,11 +42,12 @@ from urllib.parse import unquote_to_bytes
 
 from fuzz._common import mismatch, policy_of, run_atheris
 from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, Policy, _scan
-from utf8guard.middleware import GuardConfig, _clean
-from utf8guard.middleware._fast import Lane, py_head_plan
-from utf8guard.middleware._percent import py_strict_unquote
-from utf8guard.middleware._wsgi_environ import py_environ_parts
-from utf8guard.middleware._wsgi_lane import py_wsgi_plan
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware.adapter._wsgi_environ import py_environ_parts
+from utf8guard.middleware.head import _clean
+from utf8guard.middleware.head._fast import Lane, py_head_plan
+from utf8guard.middleware.head._percent import py_strict_unquote
+from utf8guard.middleware.head._wsgi_lane import py_wsgi_plan
 
 try:
     from utf8guard import _speedups

@@ -25,10 +25,10 @@ from email.parser import BytesHeaderParser
 from typing import Final
 
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._body import inspector_for
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._mediatype import parse_media_type
-from utf8guard.middleware._multipart_part import part_plan, plan_rules
+from utf8guard.middleware.body._body import inspector_for
+from utf8guard.middleware.body._mediatype import parse_media_type
+from utf8guard.middleware.body._multipart_part import part_plan, plan_rules
+from utf8guard.middleware.engine._finding import Finding
 
 __all__ = ["MAX_LEN", "TestOneInput", "check", "main"]
 

@@ -33,8 +33,8 @@ from typing import Final
 from fuzz._common import mismatch, run_atheris
 from fuzz.fuzz_fastlane import outcome, parse, python_twins
 from utf8guard import STRICT, Policy, _scan
-from utf8guard.middleware import _json
-from utf8guard.middleware._fast import (
+from utf8guard.middleware.body import _json
+from utf8guard.middleware.head._fast import (
     Lane,
     is_clean_json,
     py_asgi_plan,

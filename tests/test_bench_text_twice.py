@@ -6,8 +6,8 @@ import pytest
 
 from bench import bench_text_twice as bench
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._body import inspector_for
-from utf8guard.middleware._form import FormInspector
+from utf8guard.middleware.body._body import inspector_for
+from utf8guard.middleware.body._form import FormInspector
 
 
 @pytest.mark.parametrize("shape", bench.SHAPES)

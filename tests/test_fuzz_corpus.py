@@ -297,7 +297,7 @@ _REFERENCE_REPAIR = reference.repair
 
 def _escapes_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 25's parameter_escape rule is gone: R00's quoted pair passes."""
-    from utf8guard.middleware import _body
+    from utf8guard.middleware.body import _body
 
     monkeypatch.setattr(_body, "has_parameter_escape", lambda value: False)
     _body._kind.cache_clear()  # its verdicts were made with the rule
@@ -306,7 +306,7 @@ def _escapes_pass(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _any_part_header(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every part header field passes, as before issue 25 (R11's Content-Length)."""
-    from utf8guard.middleware import _multipart_part as part
+    from utf8guard.middleware.body import _multipart_part as part
 
     monkeypatch.setattr(part, "PART_HEADERS", _Everything())
     monkeypatch.setattr(part, "_cached_plan", part._plan)

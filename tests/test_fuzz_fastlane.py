@@ -18,8 +18,8 @@ from fuzz import fuzz_fastlane
 from fuzz.fuzz_fastlane import Bytes, ListOf, left_to_python, parse
 from fuzz.run import SEEDS
 from utf8guard import _scan
-from utf8guard.middleware import _clean
-from utf8guard.middleware._percent import py_strict_unquote
+from utf8guard.middleware.head import _clean
+from utf8guard.middleware.head._percent import py_strict_unquote
 
 speedups = pytest.importorskip("utf8guard._speedups")
 

@@ -9,7 +9,7 @@ import pytest
 
 from fuzz import fuzz_lane
 from fuzz.run import SEEDS
-from utf8guard.middleware._fast import Lane
+from utf8guard.middleware.head._fast import Lane
 
 from .test_fuzz_fastlane import seed_failures
 

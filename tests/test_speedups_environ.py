@@ -1,7 +1,7 @@
 """The compiled environ_parts gives exactly the Python translation's parts.
 
-``utf8guard.middleware._wsgi_environ``'s Python translation (``py_environ_parts``)
-is the reference: for every environ the C function either returns
+``utf8guard.middleware.adapter._wsgi_environ``'s Python translation
+(``py_environ_parts``) is the reference: for every environ the C function either returns
 the same ``(target, app_path, query, headers)``, headers in order, or None, and None
 only for the environs it leaves to Python (a non-str or non-ASCII key, a head value
 with a code point over U+00FF, a dict subclass).
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from utf8guard.middleware._wsgi_environ import _target_path, py_environ_parts
+from utf8guard.middleware.adapter._wsgi_environ import _target_path, py_environ_parts
 
 speedups = pytest.importorskip("utf8guard._speedups")
 

@@ -20,10 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from utf8guard import Policy, _accel
-from utf8guard.middleware import GuardConfig, _clean, _percent
-from utf8guard.middleware._abnf import NOT_PCT_ENCODED
-from utf8guard.middleware._clean import py_scan_head
-from utf8guard.middleware._percent import py_strict_unquote
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware.head import _clean, _percent
+from utf8guard.middleware.head._abnf import NOT_PCT_ENCODED
+from utf8guard.middleware.head._clean import py_scan_head
+from utf8guard.middleware.head._percent import py_strict_unquote
 
 from .pure import run_pure
 
@@ -510,7 +511,7 @@ def test_active_implementation_is_the_accelerators() -> None:
 
 def test_pure_python_keeps_the_python_twins() -> None:
     code = (
-        "from utf8guard.middleware import _clean, _percent\n"
+        "from utf8guard.middleware.head import _clean, _percent\n"
         "assert _clean.scan_head is _clean.py_scan_head\n"
         "assert _percent.strict_unquote is _percent.py_strict_unquote\n"
     )

@@ -1,6 +1,6 @@
 /* utf8guard._speedups.environ_parts: a WSGI environ's request head as bytes.
  *
- * The compiled form of utf8guard.middleware._wsgi_environ's translation, for the
+ * The compiled form of utf8guard.middleware.adapter._wsgi_environ's translation, for the
  * common environ only: a dict whose keys are ASCII str and whose head values are
  * str of code points up to U+00FF (PEP 3333: one code point per byte). Anything
  * else answers None, and the caller takes the Python translation, which handles it.

@@ -1,11 +1,11 @@
 /* utf8guard._speedups, HTTP part: scan_head and strict_unquote.
  *
- * The compiled twins of utf8guard.middleware._clean.py_scan_head and
+ * The compiled twins of utf8guard.middleware.head._clean.py_scan_head and
  * _percent.strict_unquote, with the same answer for every input (held together by
  * tests/test_speedups_http.py). Read py_scan_head first: each function here names
  * the Python helper it restates. UTF-8 under a Policy is judged by _speedups.c's
  * scan with the mask it reads from the Policy; tchar is read once from
- * utf8guard.middleware._abnf.TCHAR, so both rules live in one place.
+ * utf8guard.middleware.head._abnf.TCHAR, so both rules live in one place.
  *
  * Python code runs during a call only where py_scan_head runs it too (and, once, the
  * import that reads TCHAR): a non-bytes app_path's __ne__, a Policy's attributes the
@@ -210,7 +210,7 @@ int speedups_policy_is_valid(const uint8_t *p, size_t n, PyObject *policy) {
  * 0 when not, -1 with an exception set.
  */
 
-/* The lane's table, utf8guard.middleware._clean.TRIGGERS (py Triggers): what each
+/* The lane's table, utf8guard.middleware.head._clean.TRIGGERS (py Triggers): what each
  * rule declares can make it find anything. Read at the first call; a component
  * holding none of its set's needles is clean of those rules. */
 typedef struct {
@@ -397,7 +397,7 @@ static uint8_t tchar[256];
 static int tchar_loaded;
 
 static int load_tchar(void) {
-    PyObject *abnf = PyImport_ImportModule("utf8guard.middleware._abnf");
+    PyObject *abnf = PyImport_ImportModule("utf8guard.middleware.head._abnf");
     if (abnf == NULL)
         return -1;
     PyObject *chars = PyObject_GetAttrString(abnf, "TCHAR");
@@ -500,7 +500,7 @@ static int some_needle_lacks(PyObject *trigger, uint8_t byte, int printable) {
  * trigger), ...), once, declined), each field name one of `once`. 0, or -1 with an
  * exception set. */
 static int load_triggers(void) {
-    PyObject *clean = PyImport_ImportModule("utf8guard.middleware._clean");
+    PyObject *clean = PyImport_ImportModule("utf8guard.middleware.head._clean");
     if (clean == NULL)
         return -1;
     PyObject *table = PyObject_GetAttrString(clean, "TRIGGERS");
@@ -789,7 +789,7 @@ static int clean_headers(PyObject *headers, PyObject *policy, PyObject **length,
 const char speedups_scan_head_doc[] =
     "scan_head(raw_path, app_path, query, headers, path_policy, policy, "
     "header_policy, /)\n--\n\n"
-    "utf8guard.middleware._clean.py_scan_head, compiled: None unless the head is "
+    "utf8guard.middleware.head._clean.py_scan_head, compiled: None unless the head is "
     "provably clean, else (path_non_ascii, content_length, content_type).";
 
 PyObject *speedups_scan_head(PyObject *module, PyObject *const *args,

@@ -1,6 +1,6 @@
 /* utf8guard._speedups, lane part: head_plan, asgi_plan and whole_plain_json.
  *
- * The compiled twins of utf8guard.middleware._fast.py_head_plan, py_asgi_plan and
+ * The compiled twins of utf8guard.middleware.head._fast.py_head_plan, py_asgi_plan and
  * py_whole_plain_json, with the same answer for every input (held together by
  * tests/middleware/test_speedups_lane.py). Read those first: each step here names the
  * Python it restates. Why in C at all: inside a server, between two requests, the
@@ -231,7 +231,7 @@ static PyObject *plan_parts(PyObject *lane, PyObject *const parts[4], int bodile
 
 const char speedups_head_plan_doc[] =
     "head_plan(lane, raw_path, app_path, query, headers, bodiless, /)\n--\n\n"
-    "utf8guard.middleware._fast.py_head_plan, compiled: None (the full check), "
+    "utf8guard.middleware.head._fast.py_head_plan, compiled: None (the full check), "
     "-1 (no body), a JSON body's length, or (length, content_type).";
 
 PyObject *speedups_head_plan(PyObject *module, PyObject *const *args,
@@ -249,7 +249,7 @@ PyObject *speedups_head_plan(PyObject *module, PyObject *const *args,
 
 const char speedups_asgi_plan_doc[] =
     "asgi_plan(lane, scope, /)\n--\n\n"
-    "utf8guard.middleware._fast.py_asgi_plan, compiled: None (the full check), "
+    "utf8guard.middleware.head._fast.py_asgi_plan, compiled: None (the full check), "
     "-1 (no body), a JSON body's length, or (length, content_type).";
 
 PyObject *speedups_asgi_plan(PyObject *module, PyObject *const *args,
@@ -304,7 +304,7 @@ static int whole(PyObject *message, Py_ssize_t length, PyObject **body) {
 
 const char speedups_whole_plain_json_doc[] =
     "whole_plain_json(lane, message, length, /)\n--\n\n"
-    "utf8guard.middleware._fast.py_whole_plain_json, compiled: True only when the "
+    "utf8guard.middleware.head._fast.py_whole_plain_json, compiled: True only when the "
     "message is the whole body, a JSON text that json.loads reads as UTF-8, with no "
     "escape, valid under the lane's policy.";
 

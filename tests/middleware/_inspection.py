@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._text import BodyInspector
+from utf8guard.middleware.body._text import BodyInspector
+from utf8guard.middleware.engine._finding import Finding
 
 
 def run(inspector: BodyInspector, chunks: Sequence[bytes]) -> list[tuple[str, int]]:

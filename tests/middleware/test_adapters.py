@@ -24,8 +24,8 @@ from utf8guard.middleware import (
     Utf8GuardWSGIMiddleware,
     ViolationEvent,
 )
-from utf8guard.middleware._config import GuardOptions
 from utf8guard.middleware.asgi import ASGIApp, Message, Receive, Scope, Send
+from utf8guard.middleware.engine._config import GuardOptions
 
 from .attack_table import MAX_BODY_BYTES, ROWS, Row
 

@@ -8,13 +8,13 @@ import pytest
 
 from utf8guard import STRICT, Policy
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._body import body_inspector
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._form import FormInspector
-from utf8guard.middleware._json import JsonInspector
-from utf8guard.middleware._mediatype import parse_media_type
-from utf8guard.middleware._sniff import SniffingInspector
-from utf8guard.middleware._text import TextInspector
+from utf8guard.middleware.body._body import body_inspector
+from utf8guard.middleware.body._form import FormInspector
+from utf8guard.middleware.body._json import JsonInspector
+from utf8guard.middleware.body._mediatype import parse_media_type
+from utf8guard.middleware.body._sniff import SniffingInspector
+from utf8guard.middleware.body._text import TextInspector
+from utf8guard.middleware.engine._finding import Finding
 
 from ._inspection import run, splits
 

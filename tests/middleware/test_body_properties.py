@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from utf8guard import STRICT, find_violation
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._form import FormInspector
-from utf8guard.middleware._json import JsonInspector
-from utf8guard.middleware._text import TextInspector
+from utf8guard.middleware.body._form import FormInspector
+from utf8guard.middleware.body._json import JsonInspector
+from utf8guard.middleware.body._text import TextInspector
+from utf8guard.middleware.engine._finding import Finding
 
 # Encoded text with no noncharacters or surrogates: valid under STRICT.
 valid_text = st.text(

@@ -13,9 +13,9 @@ from urllib.parse import unquote
 import pytest
 
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._body import body_inspector, inspector_for
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._multipart import MultipartInspector
+from utf8guard.middleware.body._body import body_inspector, inspector_for
+from utf8guard.middleware.body._multipart import MultipartInspector
+from utf8guard.middleware.engine._finding import Finding
 
 from ._inspection import run, splits
 

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from utf8guard import Policy, is_valid
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._abnf import PRINTABLE
-from utf8guard.middleware._clean import clean_head, is_clean_head
-from utf8guard.middleware._engine import check_head
-from utf8guard.middleware._finding import RequestSummary
-from utf8guard.middleware._percent import strict_unquote
-from utf8guard.middleware._request import RequestHead, inspect_head
+from utf8guard.middleware.engine._engine import check_head
+from utf8guard.middleware.engine._finding import RequestSummary
+from utf8guard.middleware.head._abnf import PRINTABLE
+from utf8guard.middleware.head._clean import clean_head, is_clean_head
+from utf8guard.middleware.head._percent import strict_unquote
+from utf8guard.middleware.head._request import RequestHead, inspect_head
 
 CONFIGS = [
     GuardConfig(),

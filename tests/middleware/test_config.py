@@ -9,8 +9,8 @@ import pytest
 
 from utf8guard import IDENTIFIER, STRICT, Policy
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._config import MODES, GuardOptions, configure
-from utf8guard.middleware._finding import safe_name
+from utf8guard.middleware.engine._config import MODES, GuardOptions, configure
+from utf8guard.middleware.engine._finding import safe_name
 
 
 def test_defaults_are_safe() -> None:

@@ -17,9 +17,9 @@ from werkzeug.http import parse_cookie as werkzeug_parse
 
 from utf8guard import Kind, Policy
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._cookies import cookie_findings
-from utf8guard.middleware._finding import Finding, Location, RequestKind
-from utf8guard.middleware._request import RequestHead, inspect_head
+from utf8guard.middleware.engine._finding import Finding, Location, RequestKind
+from utf8guard.middleware.head._cookies import cookie_findings
+from utf8guard.middleware.head._request import RequestHead, inspect_head
 
 
 def found(value: bytes, policy: Policy | None = None) -> list[tuple[str, int]]:

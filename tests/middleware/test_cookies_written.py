@@ -33,7 +33,7 @@ from werkzeug.http import dump_cookie
 from werkzeug.http import parse_cookie as werkzeug_parse
 
 from utf8guard import Policy
-from utf8guard.middleware._cookies import cookie_findings
+from utf8guard.middleware.head._cookies import cookie_findings
 
 from . import django_site
 

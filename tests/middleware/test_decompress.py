@@ -18,10 +18,11 @@ from collections.abc import Callable, Iterator
 import brotli
 import pytest
 
-from utf8guard.middleware import GuardConfig, _decompress
-from utf8guard.middleware._decompress import MAX_RATIO, STEP_BYTES
-from utf8guard.middleware._engine import BodyCheck
-from utf8guard.middleware._problem import Problem
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware.body import _decompress
+from utf8guard.middleware.body._decompress import MAX_RATIO, STEP_BYTES
+from utf8guard.middleware.engine._engine import BodyCheck
+from utf8guard.middleware.engine._problem import Problem
 
 JSON = (b"content-type", b"application/json")
 CODERS: dict[str, Callable[[bytes], bytes]] = {

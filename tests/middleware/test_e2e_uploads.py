@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 import brotli
 import pytest
 
-from utf8guard.middleware._config import MAX_BODY_BYTES
+from utf8guard.middleware.engine._config import MAX_BODY_BYTES
 
 from .._servers import HOST, ServerProcess, e2e_env, gunicorn, request, uvicorn
 

@@ -7,14 +7,14 @@ import json
 import pytest
 
 from utf8guard.middleware import GuardConfig, Location, RequestKind
-from utf8guard.middleware._engine import (
+from utf8guard.middleware.engine._engine import (
     MAX_CONTENT_LENGTH,
     MAX_FINDINGS,
     BodyCheck,
     check_head,
     content_length,
 )
-from utf8guard.middleware._request import RequestHead
+from utf8guard.middleware.head._request import RequestHead
 
 TEXT = [(b"content-type", b"text/plain")]
 

@@ -9,8 +9,8 @@ from urllib.parse import unquote
 import pytest
 
 from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware
-from utf8guard.middleware._exclude import is_excluded
-from utf8guard.middleware._request import RequestHead
+from utf8guard.middleware.engine._exclude import is_excluded
+from utf8guard.middleware.head._request import RequestHead
 
 from .test_asgi import client
 from .test_wsgi import call, echo, make_environ

@@ -26,11 +26,11 @@ from utf8guard.middleware import (
     Utf8GuardMiddleware,
     Utf8GuardWSGIMiddleware,
 )
-from utf8guard.middleware import _engine as engine_module
 from utf8guard.middleware import asgi as asgi_module
 from utf8guard.middleware import wsgi as wsgi_module
-from utf8guard.middleware._fast import Lane, remember_kind
 from utf8guard.middleware.asgi import Message, Receive, Scope, Send
+from utf8guard.middleware.engine import _engine as engine_module
+from utf8guard.middleware.head._fast import Lane, remember_kind
 
 from .attack_table import MAX_BODY_BYTES, ROWS, Row
 from .test_adapters import (

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from utf8guard.middleware import GuardConfig, RequestSummary
-from utf8guard.middleware._engine import HeadVerdict
-from utf8guard.middleware._flow import BodyFlow, Route
-from utf8guard.middleware._report import RequestReport
-from utf8guard.middleware._request import RequestHead
+from utf8guard.middleware.engine._engine import HeadVerdict
+from utf8guard.middleware.engine._flow import BodyFlow, Route
+from utf8guard.middleware.engine._report import RequestReport
+from utf8guard.middleware.head._request import RequestHead
 
 TEXT = (b"content-type", b"text/plain")
 Headers = tuple[tuple[bytes, bytes], ...]

@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from utf8guard import STRICT, find_violation
-from utf8guard.middleware._engine import MAX_FINDINGS
-from utf8guard.middleware._finding import Finding, safe_name
-from utf8guard.middleware._form import FormInspector
-from utf8guard.middleware._text import MAX_BODY_FINDINGS
+from utf8guard.middleware.body._form import FormInspector
+from utf8guard.middleware.body._text import MAX_BODY_FINDINGS
+from utf8guard.middleware.engine._engine import MAX_FINDINGS
+from utf8guard.middleware.engine._finding import Finding, safe_name
 
 Row = tuple[str | None, str, int]
 _MALFORMED = re.compile(rb"%(?![0-9A-Fa-f]{2})")

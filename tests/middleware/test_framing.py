@@ -8,8 +8,8 @@ import json
 import pytest
 
 from utf8guard.middleware import GuardConfig, Utf8GuardMiddleware
-from utf8guard.middleware._engine import BodyCheck
 from utf8guard.middleware.asgi import Message, Receive, Scope, Send
+from utf8guard.middleware.engine._engine import BodyCheck
 
 Headers = list[tuple[bytes, bytes]]
 

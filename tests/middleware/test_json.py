@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, Policy, find_violation
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._json import JsonInspector, _plain_run
-from utf8guard.middleware._text import MAX_BODY_FINDINGS
+from utf8guard.middleware.body._json import JsonInspector, _plain_run
+from utf8guard.middleware.body._text import MAX_BODY_FINDINGS
+from utf8guard.middleware.engine._finding import Finding
 
 from ._inspection import run, splits
 
@@ -211,7 +211,7 @@ def test_shortcut_to_utf8_agrees_with_detect_encoding(opener: bytes) -> None:
     """``opens_utf8`` may say True only where ``json.detect_encoding`` says UTF-8:
     every second byte, the lengths detect_encoding treats apart (1 to 4 and more),
     and the third and fourth bytes that decide UTF-16 from UTF-32."""
-    from utf8guard.middleware._json import opens_utf8
+    from utf8guard.middleware.body._json import opens_utf8
 
     tails = [b"", b"\x00", b"\x00\x00", b"a", b"a\x00", b"\x00a", b"ab", b"ab cd"]
     for second in range(256):

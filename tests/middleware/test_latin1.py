@@ -12,8 +12,8 @@ import pytest
 
 from utf8guard import STRICT, iter_violations
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._latin1 import DEFAULT_LATIN1_HEADERS, deceptive
+from utf8guard.middleware.engine._finding import Finding
+from utf8guard.middleware.head._latin1 import DEFAULT_LATIN1_HEADERS, deceptive
 
 from . import django_site
 from .attack_table import Row

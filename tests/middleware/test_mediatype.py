@@ -8,14 +8,14 @@ from urllib.parse import parse_qsl
 import pytest
 
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._body import body_inspector
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._mediatype import (
+from utf8guard.middleware.body._body import body_inspector
+from utf8guard.middleware.body._mediatype import (
     extended_parameter,
     media_kind,
     parse_media_type,
 )
-from utf8guard.middleware._sniff import SniffingInspector
+from utf8guard.middleware.body._sniff import SniffingInspector
+from utf8guard.middleware.engine._finding import Finding
 
 REFUSED = [
     # F5: Django's parser honours RFC 2231 charset* and reads the body as UTF-7.

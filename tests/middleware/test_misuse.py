@@ -28,7 +28,7 @@ from utf8guard.middleware import (
     Utf8GuardMiddleware,
     Utf8GuardWSGIMiddleware,
 )
-from utf8guard.middleware._django_checks import check_guard
+from utf8guard.middleware.adapter._django_checks import check_guard
 from utf8guard.middleware.django import Utf8GuardAppConfig
 
 from . import django_site

@@ -18,7 +18,7 @@ from typing import Final
 import pytest
 
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._multipart import MultipartInspector
+from utf8guard.middleware.body._multipart import MultipartInspector
 
 pytest.importorskip("python_multipart")
 pytest.importorskip("werkzeug")

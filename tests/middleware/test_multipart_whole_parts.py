@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware import _multipart as multipart_module
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._multipart import MultipartInspector
+from utf8guard.middleware.body import _multipart as multipart_module
+from utf8guard.middleware.body._multipart import MultipartInspector
+from utf8guard.middleware.engine._finding import Finding
 
 BOUNDARY = b"XyZ"
 DASH = b"--" + BOUNDARY

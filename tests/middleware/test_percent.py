@@ -9,8 +9,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, Policy, find_violation
-from utf8guard.middleware._finding import RequestKind
-from utf8guard.middleware._percent import (
+from utf8guard.middleware.engine._finding import RequestKind
+from utf8guard.middleware.head._percent import (
     SecondDecode,
     incomplete_escape_start,
     percent_decode,

@@ -8,8 +8,8 @@ import pytest
 
 from utf8guard import Kind
 from utf8guard._pathrules import PathKind
-from utf8guard.middleware._finding import Finding, Location, RequestKind, title
-from utf8guard.middleware._problem import invalid_request, too_large
+from utf8guard.middleware.engine._finding import Finding, Location, RequestKind, title
+from utf8guard.middleware.engine._problem import invalid_request, too_large
 
 
 def test_invalid_request_document() -> None:

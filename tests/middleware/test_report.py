@@ -20,10 +20,10 @@ from utf8guard.middleware import (
     Utf8GuardWSGIMiddleware,
     ViolationEvent,
 )
-from utf8guard.middleware._report import MAX_SHOWN_BYTES, escape, summarize
-from utf8guard.middleware._request import RequestHead
-from utf8guard.middleware._spool import REPLAY_BYTES
 from utf8guard.middleware.asgi import Message, Receive, Scope, Send
+from utf8guard.middleware.engine._report import MAX_SHOWN_BYTES, escape, summarize
+from utf8guard.middleware.engine._spool import REPLAY_BYTES
+from utf8guard.middleware.head._request import RequestHead
 
 from .test_asgi import client
 from .test_wsgi import call, echo, make_environ

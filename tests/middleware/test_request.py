@@ -9,9 +9,9 @@ import pytest
 from utf8guard import Kind, Policy
 from utf8guard._pathrules import LOOKALIKE_SEPARATORS
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._finding import Finding, Location, RequestKind
-from utf8guard.middleware._request import RequestHead, normalize_head
-from utf8guard.middleware._request import (
+from utf8guard.middleware.engine._finding import Finding, Location, RequestKind
+from utf8guard.middleware.head._request import RequestHead, normalize_head
+from utf8guard.middleware.head._request import (
     inspect_head as iter_findings,
 )
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from utf8guard import Kind
 from utf8guard.middleware import GuardConfig, Location
-from utf8guard.middleware._finding import Finding
-from utf8guard.middleware._request import RequestHead, normalize_head
-from utf8guard.middleware._request import inspect_head as iter_findings
+from utf8guard.middleware.engine._finding import Finding
+from utf8guard.middleware.head._request import RequestHead, normalize_head
+from utf8guard.middleware.head._request import inspect_head as iter_findings
 
 CONFIG = GuardConfig()
 

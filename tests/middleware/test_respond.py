@@ -16,8 +16,8 @@ from utf8guard.middleware import (
     RequestSummary,
     Utf8GuardWSGIMiddleware,
 )
-from utf8guard.middleware._problem import MEDIA_TYPE, invalid_request
-from utf8guard.middleware._respond import refuse
+from utf8guard.middleware.engine._problem import MEDIA_TYPE, invalid_request
+from utf8guard.middleware.engine._respond import refuse
 
 from .test_asgi import client
 from .test_wsgi import call, echo, make_environ

@@ -13,9 +13,9 @@ from werkzeug.test import Client
 
 from utf8guard import STRICT, Policy
 from utf8guard.middleware import Utf8GuardMiddleware, Utf8GuardWSGIMiddleware
-from utf8guard.middleware._finding import Finding, Location, RequestKind
-from utf8guard.middleware._sniff import SniffingInspector
 from utf8guard.middleware.asgi import Message, Receive, Scope, Send
+from utf8guard.middleware.body._sniff import SniffingInspector
+from utf8guard.middleware.engine._finding import Finding, Location, RequestKind
 
 from .test_adapters import body_messages, exchange
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from utf8guard import Policy
 from utf8guard._pathrules import LOOKALIKE_SEPARATORS
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._fast import (
+from utf8guard.middleware.head._fast import (
     NO_BODY,
     Lane,
     is_clean_json,
@@ -33,7 +33,7 @@ from utf8guard.middleware._fast import (
     py_whole_plain_json,
     remember_kind,
 )
-from utf8guard.middleware._request import RequestHead, inspect_head
+from utf8guard.middleware.head._request import RequestHead, inspect_head
 
 speedups = pytest.importorskip("utf8guard._speedups")
 

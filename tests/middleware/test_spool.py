@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from utf8guard.middleware._spool import REPLAY_BYTES, BodySpool
+from utf8guard.middleware.engine._spool import REPLAY_BYTES, BodySpool
 
 
 def test_small_body_stays_in_memory_without_copies() -> None:

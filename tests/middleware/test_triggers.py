@@ -22,12 +22,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from utf8guard import IDENTIFIER, Policy
-from utf8guard.middleware import GuardConfig, _clean
-from utf8guard.middleware._abnf import TCHAR
-from utf8guard.middleware._clean import TRIGGERS, clean_head, py_scan_head
-from utf8guard.middleware._percent import strict_unquote
-from utf8guard.middleware._request import RequestHead, inspect_head
-from utf8guard.middleware._trigger import Trigger, gate_of, search_of
+from utf8guard.middleware import GuardConfig
+from utf8guard.middleware.head import _clean
+from utf8guard.middleware.head._abnf import TCHAR
+from utf8guard.middleware.head._clean import TRIGGERS, clean_head, py_scan_head
+from utf8guard.middleware.head._percent import strict_unquote
+from utf8guard.middleware.head._request import RequestHead, inspect_head
+from utf8guard.middleware.head._trigger import Trigger, gate_of, search_of
 
 from ..vectors import INVALID, POLICY
 
@@ -286,9 +287,9 @@ def test_clean_heads_stay_clean(
 
 _SETUP: Final = """\
 from utf8guard import STRICT, _speedups
-from utf8guard.middleware import _clean
-from utf8guard.middleware._clean import TRIGGERS
-from utf8guard.middleware._trigger import Trigger
+from utf8guard.middleware.head import _clean
+from utf8guard.middleware.head._clean import TRIGGERS
+from utf8guard.middleware.head._trigger import Trigger
 _clean.TRIGGERS = {table}
 _speedups.scan_head(b"/", None, b"", [], STRICT, STRICT, STRICT)
 """
@@ -339,8 +340,8 @@ def test_query_needles_without_an_escape_are_looked_for(
 
 _C_SETUP: Final = """\
 from utf8guard import STRICT, _speedups
-from utf8guard.middleware import _clean
-from utf8guard.middleware._trigger import Trigger
+from utf8guard.middleware.head import _clean
+from utf8guard.middleware.head._trigger import Trigger
 t = _clean.TRIGGERS
 _clean.TRIGGERS = t._replace(
     decoded_query=Trigger(t.decoded_query.needles + (b"a b",), ()),

@@ -12,8 +12,8 @@ import json
 import pytest
 
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware._engine import BodyCheck
-from utf8guard.middleware._multipart import MultipartInspector
+from utf8guard.middleware.body._multipart import MultipartInspector
+from utf8guard.middleware.engine._engine import BodyCheck
 
 MULTIPART = [(b"content-type", b"multipart/form-data; boundary=XyZ")]
 FILE_HEAD = (

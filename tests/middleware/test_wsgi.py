@@ -18,10 +18,10 @@ import pytest
 from flask import Flask, request
 
 from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware, ViolationEvent
-from utf8guard.middleware._engine import BodyCheck
-from utf8guard.middleware._flow import BodyBuffer
-from utf8guard.middleware._wsgi_environ import environ_head
-from utf8guard.middleware._wsgi_input import input_chunks
+from utf8guard.middleware.adapter._wsgi_environ import environ_head
+from utf8guard.middleware.adapter._wsgi_input import input_chunks
+from utf8guard.middleware.engine._engine import BodyCheck
+from utf8guard.middleware.engine._flow import BodyBuffer
 from utf8guard.middleware.wsgi import BLIND_SERVER_WARNING, _read_into
 
 if TYPE_CHECKING:

@@ -7,8 +7,9 @@ case), and so are ``CONTENT_TYPE`` and ``CONTENT_LENGTH`` unless empty.
 
 from __future__ import annotations
 
-from utf8guard.middleware import _seen, _wsgi_environ
-from utf8guard.middleware._wsgi_environ import header_items, py_environ_parts
+from utf8guard.middleware.adapter import _wsgi_environ
+from utf8guard.middleware.adapter._wsgi_environ import header_items, py_environ_parts
+from utf8guard.middleware.head import _seen
 
 
 def _headers(environ: object) -> list[tuple[bytes, bytes]]:

@@ -7,10 +7,16 @@ decisions live in a framework-free, sans-I/O engine shared by every adapter; no 
 framework is imported here.
 """
 
-from ._config import GuardConfig, GuardOptions, Mode
-from ._finding import Finding, Location, RequestKind, RequestSummary, ViolationEvent
-from ._respond import Refusal
 from .asgi import Utf8GuardMiddleware
+from .engine._config import GuardConfig, GuardOptions, Mode
+from .engine._finding import (
+    Finding,
+    Location,
+    RequestKind,
+    RequestSummary,
+    ViolationEvent,
+)
+from .engine._respond import Refusal
 from .wsgi import Utf8GuardWSGIMiddleware
 
 __all__ = [

@@ -10,10 +10,21 @@ from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Seque
 from functools import partial
 from typing import Final
 
-from ._config import GuardConfig
-from ._engine import check_head
-from ._exclude import is_excluded, may_be_excluded
-from ._fast import (
+from .adapter._guard import (
+    DJANGO_CLASS,
+    WSGI_CLASS,
+    Guard,
+    app_name,
+    is_async_callable,
+)
+from .engine._config import GuardConfig
+from .engine._engine import check_head
+from .engine._exclude import is_excluded, may_be_excluded
+from .engine._finding import RequestSummary, ScopeType
+from .engine._flow import BodyBuffer, BodyFlow, Route, StreamGate
+from .engine._problem import Problem
+from .engine._report import summarize
+from .head._fast import (
     NO_BODY,
     Lane,
     Plan,
@@ -23,18 +34,7 @@ from ._fast import (
     whole_body,
     whole_plain_json,
 )
-from ._finding import RequestSummary, ScopeType
-from ._flow import BodyBuffer, BodyFlow, Route, StreamGate
-from ._guard import (
-    DJANGO_CLASS,
-    WSGI_CLASS,
-    Guard,
-    app_name,
-    is_async_callable,
-)
-from ._problem import Problem
-from ._report import summarize
-from ._request import RequestHead
+from .head._request import RequestHead
 
 __all__ = ["ASGIApp", "Receive", "Scope", "Send", "Utf8GuardMiddleware"]
 

@@ -28,7 +28,7 @@ from django.http import (
 )
 from django.utils.encoding import repercent_broken_unicode
 
-from ._config import configure
+from .engine._config import configure
 from .wsgi import Utf8GuardWSGIMiddleware
 
 if TYPE_CHECKING:
@@ -272,6 +272,6 @@ class Utf8GuardAppConfig(AppConfig):  # type: ignore[misc]  # Django ships no ty
     def ready(self) -> None:
         from django.core import checks
 
-        from ._django_checks import check_guard
+        from .adapter._django_checks import check_guard
 
         checks.register(check_guard)

@@ -14,13 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from .._accel import IMPLEMENTATION
 from .._repair import repair
-from ._config import GuardConfig
-from ._engine import check_head
-from ._exclude import is_excluded, may_be_excluded
-from ._fast import NO_BODY, Lane, Plan, head_plan, is_clean_whole, lane_for
-from ._finding import RequestSummary
-from ._flow import BodyBuffer, BodyFlow, Route
-from ._guard import (
+from .adapter._guard import (
     ASGI_CLASS,
     DJANGO_CLASS,
     Guard,
@@ -28,11 +22,7 @@ from ._guard import (
     is_async_callable,
     takes_one_argument,
 )
-from ._problem import Problem
-from ._report import summarize
-from ._request import RequestHead
-from ._spool import REPLAY_BYTES
-from ._wsgi_environ import (
+from .adapter._wsgi_environ import (
     Parts,
     environ_parts,
     head_from,
@@ -40,7 +30,7 @@ from ._wsgi_environ import (
     latin1,
     target_parts,
 )
-from ._wsgi_input import (
+from .adapter._wsgi_input import (
     BodyRefused,
     CheckedInput,
     Pieces,
@@ -50,9 +40,19 @@ from ._wsgi_input import (
     reader,
     replay,
 )
-from ._wsgi_lane import py_wsgi_plan
-from ._wsgi_response import Closing, Deferred
-from ._wsgi_response import send_problem as _send_problem
+from .adapter._wsgi_response import Closing, Deferred
+from .adapter._wsgi_response import send_problem as _send_problem
+from .engine._config import GuardConfig
+from .engine._engine import check_head
+from .engine._exclude import is_excluded, may_be_excluded
+from .engine._finding import RequestSummary
+from .engine._flow import BodyBuffer, BodyFlow, Route
+from .engine._problem import Problem
+from .engine._report import summarize
+from .engine._spool import REPLAY_BYTES
+from .head._fast import NO_BODY, Lane, Plan, head_plan, is_clean_whole, lane_for
+from .head._request import RequestHead
+from .head._wsgi_lane import py_wsgi_plan
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -177,8 +177,9 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
             SETUP_LOGGER.warning(BLIND_SERVER_WARNING)
 
     def _plan(self, environ: WSGIEnvironment, parts: Parts | None) -> Plan:
-        """:func:`._fast.head_plan` for a WSGI request (None: the full check), of
-        ``parts`` when given, else of the environ (:func:`._wsgi_lane.py_wsgi_plan`)."""
+        """:func:`.head._fast.head_plan` for a WSGI request (None: the full check), of
+        ``parts`` when given, else of the environ
+        (:func:`.head._wsgi_lane.py_wsgi_plan`)."""
         config = self.config
         if config.exclude_paths:
             app_path = target_parts(environ)[1] if parts is None else parts[1]

@@ -1,0 +1,105 @@
+"""The adapters' one constructor: the wrapped app and its options, checked once."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
+
+from ..engine._config import GuardConfig, configure
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..engine._config import GuardOptions
+
+__all__ = [
+    "ASGI_CLASS",
+    "DJANGO_CLASS",
+    "WSGI_CLASS",
+    "Guard",
+    "app_name",
+    "is_async_callable",
+    "takes_one_argument",
+]
+
+App = TypeVar("App")
+
+
+class Guard(Generic[App]):
+    """An application and the guard's configuration; no per-request state.
+
+    Each request gets its own state in ``__call__`` (Starlette's ``GZipMiddleware``
+    and its responder): the object holds the app and a frozen :class:`GuardConfig`.
+    """
+
+    def __init__(
+        self,
+        app: App,
+        *,
+        config: GuardConfig | None = None,
+        **options: Unpack[GuardOptions],
+    ) -> None:
+        """Wrap ``app``; the options as keywords, or one ready ``config`` (not both).
+
+        Raises:
+            ValueError: an unknown mode or a size that is not positive.
+            TypeError: an option of the wrong type, or both ``config`` and options;
+                or ``app`` is of the other kind (WSGI for the ASGI class, ASGI for
+                the WSGI class, Django's ``get_response`` for either), naming the
+                class to use.
+        """
+        misuse = self._misuse(app)
+        if misuse is not None:
+            raise TypeError(misuse)
+        self.app = app
+        self.config = configure(config, options)
+        self._ready()
+
+    #: Why ``app`` cannot be what this adapter wraps, or None (issue 26: say so where
+    #: the middleware is added, not as a traceback on every request); each adapter's.
+    _misuse: Callable[[object], str | None]
+
+    def _ready(self) -> None:
+        """Work done once per middleware, after ``config`` is set (the adapters')."""
+
+
+#: The class to use in each setting, for the misuse messages.
+ASGI_CLASS: Final = "utf8guard.middleware.Utf8GuardMiddleware"
+WSGI_CLASS: Final = "utf8guard.middleware.Utf8GuardWSGIMiddleware"
+DJANGO_CLASS: Final = "utf8guard.middleware.django.Utf8GuardMiddleware"
+
+
+def is_async_callable(app: object) -> bool:
+    """Whether ``app`` is an ASGI 3 application: a coroutine function, or an object
+    whose ``__call__`` is one (through ``functools.partial``, as Starlette's
+    ``is_async_callable`` reads it; uvicorn takes any other app for ASGI 2)."""
+    while isinstance(app, functools.partial):
+        app = app.func
+    return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(
+        getattr(app, "__call__", None)  # noqa: B004  # the method, not callable()
+    )
+
+
+def takes_one_argument(app: object) -> bool:
+    """Whether ``app`` can only be called with one positional argument, as Django's
+    ``get_response`` (a request) and unlike a WSGI app (environ, start_response);
+    False when its signature does not say."""
+    # asgiref's AsyncToSync (how Django hands a sync middleware its async handler)
+    # takes *args; the function it wraps is its ``awaitable``.
+    app = getattr(app, "awaitable", app)
+    try:
+        signature = inspect.signature(app)  # type: ignore[arg-type]  # any callable
+    except (TypeError, ValueError):
+        return False  # not callable, or a builtin without a signature
+    try:
+        signature.bind(None, None)
+    except TypeError:
+        return True
+    return False
+
+
+def app_name(app: object) -> str:
+    """A short name of ``app`` for a message (never its repr, which may be long)."""
+    return getattr(app, "__qualname__", None) or type(app).__qualname__

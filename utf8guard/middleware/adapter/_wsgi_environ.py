@@ -1,0 +1,233 @@
+"""A WSGI environ as the engine reads it: the request head's parts, as bytes.
+
+PEP 3333: environ strings hold one byte per code point, so ``latin-1`` gives the
+bytes back; the headers are the ``HTTP_*`` keys and CGI/1.1's ``CONTENT_TYPE`` and
+``CONTENT_LENGTH`` (RFC 3875 §4.1.2, §4.1.3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final, TypeVar
+
+from ..._accel import IMPLEMENTATION
+from ..head._request import RequestHead
+from ..head._seen import remember
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
+
+__all__ = [
+    "HeaderKeys",
+    "Parts",
+    "environ_head",
+    "environ_parts",
+    "head_from",
+    "header_items",
+    "header_keys",
+    "latin1",
+    "py_environ_parts",
+    "remember_keys",
+    "target_parts",
+    "wsgi_bytes",
+]
+
+# RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
+_ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
+#: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
+_CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
+#: ``(key, field name, is a CGI key)`` of the header keys of an environ.
+HeaderKeys = tuple[tuple[str, bytes, bool], ...]
+#: What a cache holds for a tuple of environ keys (:func:`remember_keys`).
+Known = TypeVar("Known")
+#: The header keys of environs seen before, by their whole tuple of keys.
+_seen_keys: Final[dict[tuple[str, ...], HeaderKeys]] = {}
+# Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ tries a bytes
+# needle as an int first, and raising and clearing that TypeError costs far more.
+_SLASH: Final = 0x2F
+_QUESTION_MARK: Final = 0x3F
+_NUMBER_SIGN: Final = 0x23
+#: A request head as a WSGI environ gives it: raw path, decoded path, query, headers.
+Parts = tuple[bytes | None, bytes, bytes, list[tuple[bytes, bytes]]]
+
+
+def environ_head(environ: WSGIEnvironment) -> RequestHead:
+    """The request head from a WSGI environ; odd types count as empty (then refused)."""
+    return head_from(*environ_parts(environ))
+
+
+def environ_parts(environ: WSGIEnvironment) -> Parts:
+    """``(raw_path, app_path, query, headers)`` of a WSGI environ, as bytes.
+
+    PEP 3333: environ strings hold one byte per code point, so ``latin-1`` gives the
+    bytes back. The raw target (``RAW_URI`` from Gunicorn and Werkzeug,
+    ``REQUEST_URI`` from mod_wsgi and uWSGI) is the path the client sent; the app
+    path is ``SCRIPT_NAME + PATH_INFO`` as the server decoded it.
+    """
+    parts = _compiled_parts(environ)
+    if parts is not None:
+        return parts
+    return py_environ_parts(environ)
+
+
+def py_environ_parts(environ: WSGIEnvironment) -> Parts:
+    """:func:`environ_parts` in Python: the translation for every environ.
+
+    The reference the C accelerator's twin (``_speedups.environ_parts``) is held to
+    (``tests/test_speedups_environ.py``, ``fuzz/fuzz_fastlane.py``); environ_parts
+    takes it for whatever environ the C function leaves to Python.
+    """
+    raw_path, app_path, query = target_parts(environ)
+    return raw_path, app_path, query, _headers(environ)
+
+
+def target_parts(environ: WSGIEnvironment) -> tuple[bytes | None, bytes, bytes]:
+    """``(raw_path, app_path, query)`` of :func:`py_environ_parts`: all but headers."""
+    get = environ.get
+    target = _str_bytes(get("RAW_URI")) or _str_bytes(get("REQUEST_URI"))
+    app_path = _str_bytes(get("SCRIPT_NAME")) + _str_bytes(get("PATH_INFO"))
+    query = _str_bytes(get("QUERY_STRING"))
+    return _target_path(target), app_path, query
+
+
+def _target_path(target: bytes) -> bytes | None:
+    """The path component of a request target and its fragment, if one was sent
+    (None: there is no target).
+
+    RFC 9112 §3.2 allows no fragment in a request target, but servers pass one on:
+    Werkzeug's keeps it in ``RAW_URI`` (the app reads ``/a#\xc0\xaf`` there) while
+    ``PATH_INFO`` and ``QUERY_STRING`` drop it, and uvicorn's h11 server leaves it in
+    ``raw_path``. So its bytes stay with the path and get the path's rules. RFC 3986
+    §3.5: the fragment starts at the first ``#`` and runs to the end, a ``?`` in it
+    included; the query (checked as ``QUERY_STRING``) is what lies between.
+    """
+    if not target:
+        return None
+    # origin-form (RFC 9112 §3.2.1), the common case, starts with "/".
+    absolute = None if target[0] == _SLASH else _ABSOLUTE_FORM.match(target)
+    path = target[absolute.end() :] if absolute else target
+    fragment = b""
+    if _NUMBER_SIGN in path:
+        path, sign, rest = path.partition(b"#")
+        fragment = sign + rest
+    if _QUESTION_MARK in path:
+        path = path.partition(b"?")[0]
+    return path + fragment if fragment else path
+
+
+def head_from(
+    raw_path: bytes | None,
+    app_path: bytes,
+    query: bytes,
+    headers: list[tuple[bytes, bytes]],
+) -> RequestHead:
+    """The engine's :class:`RequestHead` of :func:`environ_parts`' parts."""
+    return RequestHead(
+        path=app_path.decode("utf-8", "replace"),
+        raw_path=raw_path,
+        query_string=query,
+        headers=tuple(headers),
+        app_path=app_path,
+    )
+
+
+def latin1(environ: Mapping[str, object], key: str) -> bytes:
+    """The bytes of ``environ[key]``; empty when it is missing or no str."""
+    return _str_bytes(environ.get(key))
+
+
+def _str_bytes(value: object) -> bytes:
+    if not isinstance(value, str):
+        return b""
+    # wsgi_bytes, inlined for the common string (a second call costs a third).
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError:
+        return wsgi_bytes(value)
+
+
+def wsgi_bytes(value: str) -> bytes:
+    """A PEP 3333 string's bytes (one per code point)."""
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError:
+        # A code point over U+00FF breaks PEP 3333; check it as UTF-8, never drop it.
+        return value.encode("utf-8", "surrogatepass")
+
+
+def header_items(environ: WSGIEnvironment) -> list[tuple[str, bytes, bytes]]:
+    """``(key, lower-case name, value)`` of each header: ``HTTP_*`` and the CGI two."""
+    keys: list[str] = []
+    pairs = _headers(environ, keys)
+    return [(key, *pair) for key, pair in zip(keys, pairs, strict=True)]
+
+
+def _headers(
+    environ: WSGIEnvironment, keys: list[str] | None = None
+) -> list[tuple[bytes, bytes]]:
+    """The ``(name, value)`` of each header, in environ order; their environ keys
+    are appended to ``keys`` if given."""
+    pairs: list[tuple[bytes, bytes]] = []
+    add_pair = pairs.append
+    for key, name, cgi in header_keys(tuple(environ)):
+        value = environ[key]
+        # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
+        if isinstance(value, str) and (value or not cgi):
+            # wsgi_bytes, inlined: a call per header costs a fifth of this loop.
+            try:
+                add_pair((name, value.encode("latin-1")))
+            except UnicodeEncodeError:
+                add_pair((name, wsgi_bytes(value)))
+            if keys is not None:
+                keys.append(key)
+    return pairs
+
+
+def header_keys(keys: tuple[str, ...]) -> HeaderKeys:
+    """``(key, field name, is a CGI key)`` of each ``HTTP_*`` and CGI header key.
+
+    Remembered by the whole tuple of keys (:data:`_seen_keys`, bounded by
+    :func:`..head._seen.remember`): a server sends the same keys request after request,
+    and a Python loop over every key costs more than the rest of the translation.
+    """
+    found = _seen_keys.get(keys)
+    if found is None:
+        found = tuple(
+            (key, _field_name(key), key in _CGI_HEADERS)
+            for key in keys
+            if key[:5] == "HTTP_" or key in _CGI_HEADERS
+        )
+        remember_keys(_seen_keys, keys, found)
+    return found
+
+
+def remember_keys(
+    seen: dict[tuple[str, ...], Known], keys: tuple[str, ...], known: Known
+) -> None:
+    """:func:`..head._seen.remember` ``known`` for an environ's ``keys`` if all are str
+    (PEP 3333; any other key type may hash and compare as it likes)."""
+    if all(type(key) is str for key in keys):
+        remember(seen, keys, known, sum(map(len, keys)))
+
+
+if IMPLEMENTATION == "c":
+    # environ_parts' answer in one C call for the common environ (ASCII
+    # keys, Latin-1 values); None leaves any other to py_environ_parts
+    # (tests/test_speedups_environ.py holds the two together).
+    from ..._speedups import environ_parts as _compiled_parts
+else:
+
+    def _compiled_parts(environ: object, /) -> Parts | None:
+        return None  # pure Python: environ_parts translates every environ
+
+
+@lru_cache(maxsize=256)
+def _field_name(key: str) -> bytes:
+    """``HTTP_X_FORWARDED_FOR`` → ``x-forwarded-for``; the CGI keys lose no prefix.
+
+    Cached: servers send the same few keys on every request.
+    """
+    name = key[5:] if key[:5] == "HTTP_" else key
+    return wsgi_bytes(name.replace("_", "-").lower())
