@@ -304,9 +304,18 @@ def _unescape(match: re.Match[bytes]) -> bytes:
 
 
 def _check_cookies(headers: list[tuple[bytes, bytes]], data: bytes) -> None:
+    """The Cookie header is UTF-8, and no reading of an escape gives what STRICT
+    refuses: Werkzeug's (the escapes' bytes decoded as UTF-8, what is not UTF-8
+    replaced by a visible U+FFFD); http.cookies' code points below 256 are always
+    well-formed (docs/kinds/cookie_octal_escape.md: a value one family writes is
+    mojibake or U+FFFD to the other, and passes)."""
     for name, value in headers:
-        if name == b"cookie" and not all(
-            reference.is_valid(part, STRICT) for part in cookie_values(value)
+        if name == b"cookie" and not (
+            reference.is_valid(value, STRICT)
+            and all(
+                reference.is_valid(part.decode("utf-8", "replace").encode(), STRICT)
+                for part in cookie_values(value)
+            )
         ):
             raise fail("invalid cookie reached the app", data)
 

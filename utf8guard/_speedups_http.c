@@ -576,7 +576,7 @@ static int names_are_tokens(PyObject *pairs, Py_ssize_t counts[F_COUNT],
     return 1;
 }
 
-/* The values' trigger (RFC 9110 §5.5: no CR, LF or NUL), then UTF-8 under the policy.
+/* The values' trigger (RFC 9110 §5.5: no CTL but HTAB), then UTF-8 under the policy.
  * py_scan_head checks the values joined with SP; each one alone is the same check:
  * UTF-8 is self-synchronising (a sequence never spans an ASCII byte, so the join is
  * well-formed exactly when every value is, a truncated last sequence included), SP is

@@ -234,6 +234,12 @@ HEAD_ATTACKS: Final = (
     refuse("raw-invalid-query", get(b"/q?x=\xc0\xaf"), "À¯"),
     refuse("raw-surrogate-path", get(b"/a\xed\xa0\x80b")),
     refuse("header-latin1", get(b"/h", ((b"X-Name", b"caf\xe9"),)), "caf\xe9"),
+    # RFC 9110 §5.5: a CTL other than HTAB is no field-vchar; ESC colours a log on a
+    # terminal, DEL and SOH reach apps that log or echo the value.
+    refuse("header-control-esc", get(b"/h", ((b"User-Agent", b"a\x1b[31mb"),)), "\x1b"),
+    refuse("header-control-soh", get(b"/h", ((b"X-Name", b"a\x01b"),)), "\x01"),
+    refuse("header-control-del", get(b"/h", ((b"X-Name", b"a\x7fb"),)), "\x7f"),
+    control("header-tab", get(b"/h", ((b"X-Name", b"a\tb"),))),
     # F12: cookies with RFC 2616 quoted-string octal escapes (http.cookies decodes them).
     refuse("F12-cookie-octal-fffe", get(b"/c", ((b"Cookie", b'a="\\357\\277\\276"'),))),
     refuse("F12-cookie-octal-nul", get(b"/c", ((b"Cookie", b'b="x\\000y"'),))),

@@ -108,8 +108,11 @@ def test_attack_is_refused(
         # PATH_INFO: the guard refuses what is left (as double_encoding, a
         # dot segment ...), under another kind than where it sees the target.
         assert problem["status"] == 400
-    elif kind is None:
-        # Gunicorn and h11 refuse raw non-ASCII in the target before any app.
+    elif kind is None or (name, request.node.callspec.params["server"]) in {
+        ("header-esc", "gunicorn")
+    }:
+        # Gunicorn and h11 refuse raw non-ASCII in the target before any app;
+        # Gunicorn refuses a control in a header value too (h11 does not).
         assert problem == {}
     else:
         violations = problem["violations"]

@@ -123,6 +123,8 @@ ATTACKS = [
     ("query-surrogate", b"GET /?q=%ED%A0%80 HTTP/1.1\r\n\r\n", b"", "surrogate"),
     ("query-latin1", b"GET /?q=caf%E9 HTTP/1.1\r\n\r\n", b"", "truncated"),
     ("header-latin1", b"GET / HTTP/1.1\r\nX-Name: caf\xe9\r\n\r\n", b"", "truncated"),
+    # RFC 9110 §5.5: no CTL but HTAB in a field value (h11 passes ESC to the app)
+    ("header-esc", b"GET / HTTP/1.1\r\nUser-Agent: a\x1b[31m\r\n\r\n", b"", "control"),
     (
         "json-lone-surrogate",
         *post(b"application/json", b'{"a":"\\ud800"}'),

@@ -89,6 +89,8 @@ def test_one_record_and_one_event_per_request(caplog: pytest.LogCaptureFixture) 
         # Table 3-7: C0 is never a valid lead byte (overlong).
         {"location": "path", "name": None, "kind": "overlong", "offset": 2},
         {"location": "query", "name": "q", "kind": "invalid_byte", "offset": 2},
+        # RFC 9110 §5.5: ESC is a CTL, no field-content.
+        {"location": "header", "name": "x-id", "kind": "control", "offset": 5},
         {"location": "header", "name": "x-id", "kind": "invalid_byte", "offset": 6},
         {"location": "body", "name": None, "kind": "invalid_byte", "offset": 0},
     ]
@@ -103,6 +105,7 @@ def test_one_record_and_one_event_per_request(caplog: pytest.LogCaptureFixture) 
     assert record.getMessage() == (
         "utf8guard reported wsgi POST /a%C0 from 192.0.2.1:4711 [req-7\\x1b\\xff]: "
         "overlong at offset 2 in path, invalid_byte at offset 2 in query (q), "
+        "control at offset 5 in header (x-id), "
         "invalid_byte at offset 6 in header (x-id), invalid_byte at offset 0 in body"
     )
     (event,) = events
@@ -113,6 +116,7 @@ def test_one_record_and_one_event_per_request(caplog: pytest.LogCaptureFixture) 
     assert [f.location.value for f in event.findings] == [
         "path",
         "query",
+        "header",
         "header",
         "body",
     ]

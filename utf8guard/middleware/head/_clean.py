@@ -360,7 +360,7 @@ def _name_facts(joined: bytes) -> NameFacts:
 def are_clean_values(values_joined: bytes, policy: Policy) -> bool:
     """Whether field values joined by :data:`VALUE_JOINER` are clean under ``policy``
     (the header policy): the value rules the names do not change."""
-    # The values' trigger (RFC 9110 §5.5: no CR, LF or NUL), then UTF-8 under the
+    # The values' trigger (RFC 9110 §5.5: no CTL but HTAB), then UTF-8 under the
     # header policy. Printable ASCII, what a header value usually is, every Policy
     # allows (each refuses only NUL, controls, DEL or non-ASCII): values of
     # _VALUE_PLAIN need no other look; any other policy object is read as before.
