@@ -60,6 +60,27 @@ ROWS: Final[tuple[Row, ...]] = (
     # Unicode ch. 23 noncharacter U+FFFE, refused by STRICT.
     ("query-noncharacter", "GET", b"/q?x=%EF%BF%BE", (), b"", 400),
     ("header-latin1", "GET", b"/h", ((b"x-name", b"caf\xe9"),), b"", 400),
+    # RFC 9110 §5.5: no CTL but HTAB in a field value (ESC: a terminal escape).
+    ("header-esc", "GET", b"/h", ((b"user-agent", b"a\x1b[31m"),), b"", 400),
+    # Cookies reach every adapter (issue 26): a value Werkzeug wrote passes, U+FFFE
+    # as Werkzeug reads its escapes and a raw overlong do not.
+    (
+        "clean-cookie-written",
+        "GET",
+        b"/c",
+        ((b"cookie", b'city="mediod\\303\\255a"'),),
+        b"",
+        200,
+    ),
+    (
+        "cookie-octal-fffe",
+        "GET",
+        b"/c",
+        ((b"cookie", b'a="\\357\\277\\276"'),),
+        b"",
+        400,
+    ),
+    ("cookie-raw-overlong", "GET", b"/c", ((b"cookie", b"a=\xc0\xaf"),), b"", 400),
     ("body-json-overlong", "POST", b"/api", _JSON, b'{"a": "\xc0\xaf"}', 400),
     # RFC 8259 §8.2: a lone surrogate escape decodes to invalid text.
     ("body-json-surrogate-escape", "POST", b"/api", _JSON, b'{"a": "\\ud800"}', 400),

@@ -183,7 +183,9 @@ def run_wsgi(row: Row, options: dict[str, object]) -> Answer:
         on_violation=events.append,
         **options,  # type: ignore[arg-type]  # the CONFIGS values, checked at runtime
     )
-    response = Client(app).open(
+    # use_cookies=False: a Client with a cookie jar replaces the Cookie header
+    # with its own (none), so the rows' cookies would never reach the guard.
+    response = Client(app, use_cookies=False).open(
         target.decode("ascii"),
         method=method,
         headers=_str_headers(headers),

@@ -67,7 +67,8 @@ def run_django_wsgi(row: Row, options: dict[str, object]) -> Answer:
     guard = {"max_body_size": MAX_BODY_BYTES, "on_violation": events.append, **options}
     with override_settings(UTF8GUARD=guard):
         handler = WSGIHandler()  # loads MIDDLEWARE, reading UTF8GUARD
-    response = Client(handler).open(
+    # use_cookies=False: a jar would drop the rows' Cookie headers (test_adapters).
+    response = Client(handler, use_cookies=False).open(
         target.decode("ascii"), method=method, headers=_str_headers(headers), data=body
     )
     reply = response.get_data()
