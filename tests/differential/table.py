@@ -240,6 +240,10 @@ HEAD_ATTACKS: Final = (
     refuse("header-control-soh", get(b"/h", ((b"X-Name", b"a\x01b"),)), "\x01"),
     refuse("header-control-del", get(b"/h", ((b"X-Name", b"a\x7fb"),)), "\x7f"),
     control("header-tab", get(b"/h", ((b"X-Name", b"a\tb"),))),
+    # C1 controls as UTF-8: U+0085 NEL ends a line for str.splitlines (log forging),
+    # U+009B CSI starts a terminal escape like ESC [.
+    refuse("header-c1-nel", get(b"/h", ((b"X-Name", b"a\xc2\x85b"),)), "\x85"),
+    refuse("header-c1-csi", get(b"/h", ((b"User-Agent", b"a\xc2\x9b31mb"),)), "\x9b"),
     # F12: cookies with RFC 2616 quoted-string octal escapes (http.cookies decodes them).
     refuse("F12-cookie-octal-fffe", get(b"/c", ((b"Cookie", b'a="\\357\\277\\276"'),))),
     refuse("F12-cookie-octal-nul", get(b"/c", ((b"Cookie", b'b="x\\000y"'),))),

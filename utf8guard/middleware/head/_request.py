@@ -45,12 +45,17 @@ HOST_TRIGGER: Final = Trigger(
     needles=(b",",), vectors=(b"a.example,b.example", b"a.example, a.example")
 )
 # RFC 9110 §5.5: a field value with CR, LF or NUL is "invalid and dangerous", and
-# field-content holds no other CTL but HTAB (field-vchar = VCHAR / obs-text).
+# field-content holds no other CTL but HTAB (field-vchar = VCHAR / obs-text). The C1
+# controls U+0080..U+009F (C2 80..C2 9F in UTF-8; as Latin-1, _latin1 refuses them)
+# are controls too: NEL ends a line for str.splitlines, CSI starts a terminal escape.
 _FIELD_CONTROLS: Final = bytes([*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F])
-_FIELD_FORBIDDEN: Final = re.compile(b"[" + re.escape(_FIELD_CONTROLS) + b"]")
+_C1_CONTROLS: Final = tuple(bytes([0xC2, byte]) for byte in range(0x80, 0xA0))
+_FIELD_FORBIDDEN: Final = re.compile(
+    b"[" + re.escape(_FIELD_CONTROLS) + b"]|\xc2[\x80-\x9f]"
+)
 #: What _forbidden_field_bytes needs in a field value: the lane looks in every one.
 FIELD_VALUE_TRIGGER: Final = Trigger(
-    needles=tuple(bytes([byte]) for byte in _FIELD_CONTROLS),
+    needles=(*(bytes([byte]) for byte in _FIELD_CONTROLS), *_C1_CONTROLS),
     vectors=(
         b"a\r\nSet-Cookie: s=1",
         b"a\nb",
@@ -60,6 +65,10 @@ FIELD_VALUE_TRIGGER: Final = Trigger(
         b"a\x01b",
         b"a\x7f",
         b"\x1f",
+        "a\u0085b".encode(),
+        "\u009b31m".encode(),
+        "\u0080".encode(),
+        "\u009f".encode(),
     ),
 )
 #: What _second_decode_findings needs in a decoded query name or value: an escape
@@ -251,7 +260,8 @@ def _header_findings(
 
 def _forbidden_field_bytes(value: bytes, shown: str | None) -> Iterator[Finding]:
     """Controls other than HTAB in a field value (RFC 9110 §5.5: CR, LF and NUL are
-    "invalid and dangerous", and field-content holds no other CTL).
+    "invalid and dangerous", and field-content holds no other CTL), and the C1
+    controls in UTF-8.
 
     httptools, Gunicorn and Granian refuse them; h11, Hypercorn and others pass
     them to the app (differential rows ``header-control-*``), where an ESC colours
