@@ -8,7 +8,8 @@
  * Which keys hold what is Python's, read here, not restated: _wsgi_environ.ENVIRON_KEYS
  * (the target, app path and query keys) at the first call, and for each key not met
  * before, _wsgi_environ.header_field(key) (the header it carries: its name and
- * whether an empty value means none, CGI/1.1; or None), remembered.
+ * whether an empty value means none, CGI/1.1; or None), remembered; and any target
+ * but the plain origin-form goes to _wsgi_environ.target_path.
  *
  * The answer is (raw_path, app_path, query, headers). raw_path is the path of the
  * target (target_path): raw_target's bytes, or other_raw_target's when raw_target
@@ -37,6 +38,8 @@ static PyObject *keys[KEYS];
  * servers send the same few keys. It stops growing at FIELDS_CACHED entries, so odd
  * keys cannot grow it without end. */
 static PyObject *header_field, *fields;
+/* _wsgi_environ.target_path, for the targets it alone reads. */
+static PyObject *python_target_path;
 #define FIELDS_CACHED 256
 /* The last environ's keys and their fields, by position (strong references): a
  * server builds its fixed keys once, so most keys are the very objects met before
@@ -52,9 +55,12 @@ static int load_environ_table(void) {
     if (module == NULL)
         return -1;
     PyObject *table = PyObject_GetAttrString(module, "ENVIRON_KEYS");
-    PyObject *function = PyObject_GetAttrString(module, "header_field");
+    PyObject *function =
+        table == NULL ? NULL : PyObject_GetAttrString(module, "header_field");
+    PyObject *paths =
+        function == NULL ? NULL : PyObject_GetAttrString(module, "target_path");
     Py_DECREF(module);
-    int rc = table != NULL && function != NULL ? 0 : -1;
+    int rc = table != NULL && function != NULL && paths != NULL ? 0 : -1;
     if (rc == 0 && !(PyTuple_Check(table) && PyTuple_GET_SIZE(table) == KEYS)) {
         PyErr_SetString(PyExc_TypeError,
                         "_wsgi_environ.ENVIRON_KEYS must be an EnvironKeys of str");
@@ -71,10 +77,13 @@ static int load_environ_table(void) {
         rc = -1;
     for (int i = 0; rc == 0 && i < KEYS; i++)
         keys[i] = Py_NewRef(PyTuple_GET_ITEM(table, i));
-    if (rc == 0)
+    if (rc == 0) {
         header_field = Py_NewRef(function);
+        python_target_path = Py_NewRef(paths);
+    }
     Py_XDECREF(table);
     Py_XDECREF(function);
+    Py_XDECREF(paths);
     return rc;
 }
 
@@ -184,54 +193,20 @@ static PyObject *header_pairs(PyObject *environ, int *python) {
     return pairs;
 }
 
-/* RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ). */
-static int scheme_char(unsigned char c, int first) {
-    int alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-    return alpha ||
-           (!first && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
-}
-
-/* The path of a request target and its fragment, as _wsgi_environ._target_path
- * takes them: after an absolute-form's "scheme://authority" (RFC 9112 section
- * 3.2.2), up to the first "?" before the first "#", then from that "#" to the end
- * (RFC 3986 section 3.5; a target has no fragment, RFC 9112 section 3.2, but one
- * sent stays in RAW_URI, so its bytes get the path's rules). None for an empty
- * target; a new reference. */
+/* The path of a request target and any fragment sent (_wsgi_environ.target_path).
+ * The origin-form without a fragment, what a server is sent nearly always, is read
+ * here (RFC 9112 section 3.2.1: origin-form = absolute-path [ "?" query ]); any
+ * other target (empty, absolute-form, with a "#") is target_path's, called. A new
+ * reference (None for an empty target), NULL on error. */
 static PyObject *target_path(PyObject *target) {
     const char *p = PyBytes_AS_STRING(target);
-    Py_ssize_t n = PyBytes_GET_SIZE(target), start = 0, end;
-    if (n == 0)
-        Py_RETURN_NONE;
-    if (p[0] != '/') {
-        Py_ssize_t i = 0;
-        while (i < n && scheme_char((unsigned char)p[i], i == 0))
-            i++;
-        if (i > 0 && n - i >= 3 && memcmp(p + i, "://", 3) == 0) {
-            i += 3;
-            while (i < n && p[i] != '/' && p[i] != '?' && p[i] != '#')
-                i++;
-            start = i;
-        }
-    }
-    /* The fragment runs from the first "#" to the end (RFC 3986 section 3.5). */
-    const char *hash = memchr(p + start, '#', (size_t)(n - start));
-    Py_ssize_t fragment = hash == NULL ? n : hash - p;
-    for (end = start; end < fragment && p[end] != '?'; end++)
-        ;
-    if (end == fragment) {
-        /* No query: the path and any fragment, contiguous. */
-        if (start == 0)
-            return Py_NewRef(target);
-        return PyBytes_FromStringAndSize(p + start, n - start);
-    }
-    /* A query before the end or the fragment: the path, then the fragment. */
-    PyObject *result = PyBytes_FromStringAndSize(NULL, (end - start) + (n - fragment));
-    if (result == NULL)
-        return NULL;
-    char *out = PyBytes_AS_STRING(result);
-    memcpy(out, p + start, (size_t)(end - start));
-    memcpy(out + (end - start), p + fragment, (size_t)(n - fragment));
-    return result;
+    size_t n = (size_t)PyBytes_GET_SIZE(target);
+    if (n == 0 || p[0] != '/' || memchr(p, '#', n) != NULL)
+        return PyObject_CallOneArg(python_target_path, target);
+    const char *query = memchr(p, '?', n);
+    if (query == NULL)
+        return Py_NewRef(target);
+    return PyBytes_FromStringAndSize(p, query - p);
 }
 
 const char speedups_environ_parts_doc[] =

@@ -173,8 +173,10 @@ static int load_bytes(uint8_t table[256], PyObject *chars, int one_byte_items,
     return ok ? 0 : -1;
 }
 
-/* module.name as a new reference, or NULL. */
+/* module.name as a new reference, or NULL (at once when an earlier one failed). */
 static PyObject *attribute(const char *module, const char *name) {
+    if (PyErr_Occurred())
+        return NULL;
     PyObject *found = PyImport_ImportModule(module);
     if (found != NULL)
         Py_SETREF(found, PyObject_GetAttrString(found, name));

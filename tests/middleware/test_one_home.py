@@ -1,8 +1,9 @@
 """The WSGI translation and the body route's grammar live in Python only.
 
-``_wsgi_environ.ENVIRON_KEYS`` and ``header_field`` (PEP 3333, CGI/1.1 RFC 3875
-§4.1), ``_engine``'s Content-Length grammar (RFC 9110 §8.6: ``OWS``, ``DIGIT``,
-``LENGTH_DIGITS``) and ``_json.JSON_OPENS`` (RFC 8259 §2) are read by the C
+``_wsgi_environ.ENVIRON_KEYS``, ``header_field`` (PEP 3333, CGI/1.1 RFC 3875 §4.1)
+and ``target_path`` (RFC 9112 §3.2; the C twin reads only an origin-form without a
+fragment itself), ``_engine``'s Content-Length grammar (RFC 9110 §8.6: ``OWS``,
+``DIGIT``, ``LENGTH_DIGITS``) and ``_json.JSON_OPENS`` (RFC 8259 §2) are read by the C
 accelerator at its first call, not restated there. So altering one of them (in a
 fresh interpreter, before the first request) must change what both builds answer:
 each case below gives one answer with the tables as shipped and another with the
@@ -38,6 +39,7 @@ from utf8guard.middleware.engine import _engine
 E.ENVIRON_KEYS = E.ENVIRON_KEYS._replace(raw_target="X_RAW")
 E._CGI_HEADERS = E._CGI_HEADERS | {"REMOTE_USER"}
 E._HEADER_PREFIX = "H_"
+E._ABSOLUTE_FORM = E.re.compile(rb"x://")
 _engine.OWS = b" "
 _engine.DIGIT = b"012345689"
 _engine.LENGTH_DIGITS = 2
@@ -77,6 +79,7 @@ print(json.dumps({
     "raw_target": [environ_parts(target)[0].decode(), status(target)],
     "cgi_headers": [headers({"REMOTE_USER": "u"}), headers({"REMOTE_USER": ""})],
     "header_prefix": headers({"H_X": "1", "HTTP_Y": "2"}),
+    "absolute_form": environ_parts({"REQUEST_URI": "http://h/p?q"})[0].decode(),
     "ows": length(b"\\t3"),
     "digit": [length(b"17"), length(b"18")],
     "length_digits": [length(b"12"), length(b"123")],
@@ -91,6 +94,7 @@ EXPECTED: Final = [
     ("raw_target", ["/a", "200"], ["/a%2Fb", "400"]),
     ("cgi_headers", [[], []], [[["remote-user", "u"]], []]),
     ("header_prefix", [["y", "2"]], [["x", "1"]]),
+    ("absolute_form", "/p", "http://h/p"),
     ("ows", 3, None),
     ("digit", [17, 18], [None, 18]),
     ("length_digits", [12, 123], [12, None]),
@@ -148,6 +152,7 @@ _speedups.head_plan(lane, b"/", b"/", b"", [(b"content-length", b"1")], False)
         ("E.header_field = lambda key: (key, False)", "a HeaderField or None"),
         ("E.header_field = lambda key: 1 / 0", "ZeroDivisionError"),
         ("del E.header_field", "AttributeError"),
+        ("del E.target_path", "AttributeError"),
         ("_engine.OWS = ' '", "_engine.OWS must be bytes"),
         ("_engine.DIGIT = [48]", "_engine.DIGIT must be bytes"),
         ("_json.JSON_OPENS = b'{['", "JSON_OPENS must be a tuple of single bytes"),
@@ -156,6 +161,7 @@ _speedups.head_plan(lane, b"/", b"/", b"", [(b"content-length", b"1")], False)
         ("_engine.LENGTH_DIGITS = 2**70", "LENGTH_DIGITS must be an int from 1 to 18"),
         ("_engine.MAX_CONTENT_LENGTH = 2**64", "MAX_CONTENT_LENGTH a 63-bit int"),
         ("del _engine.LENGTH_DIGITS", "AttributeError"),
+        ("del _engine.OWS", "AttributeError"),
     ],
 )
 def test_the_c_build_refuses_a_table_it_cannot_read(alter: str, error: str) -> None:

@@ -37,6 +37,7 @@ __all__ = [
     "py_environ_parts",
     "remember_keys",
     "target_parts",
+    "target_path",
     "wsgi_bytes",
 ]
 
@@ -127,10 +128,10 @@ def target_parts(environ: WSGIEnvironment) -> tuple[bytes | None, bytes, bytes]:
     raw_target, other_raw_target, script_name, path_info, query = ENVIRON_KEYS
     target = _str_bytes(get(raw_target)) or _str_bytes(get(other_raw_target))
     app_path = _str_bytes(get(script_name)) + _str_bytes(get(path_info))
-    return _target_path(target), app_path, _str_bytes(get(query))
+    return target_path(target), app_path, _str_bytes(get(query))
 
 
-def _target_path(target: bytes) -> bytes | None:
+def target_path(target: bytes) -> bytes | None:
     """The path component of a request target and its fragment, if one was sent
     (None: there is no target).
 
