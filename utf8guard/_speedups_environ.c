@@ -5,16 +5,19 @@
  * str of code points up to U+00FF (PEP 3333: one code point per byte). Anything
  * else answers None, and the caller takes the Python translation, which handles it.
  *
+ * Which keys hold what is Python's, read here, not restated: _wsgi_environ.ENVIRON_KEYS
+ * (the target, app path and query keys) at the first call, and for each key not met
+ * before, _wsgi_environ.header_field(key) (the header it carries: its name and
+ * whether an empty value means none, CGI/1.1; or None), remembered; and any target
+ * but the plain origin-form goes to _wsgi_environ.target_path.
+ *
  * The answer is (raw_path, app_path, query, headers). raw_path is the path of the
- * target (target_path), which is RAW_URI's bytes, or REQUEST_URI's when RAW_URI
- * gives none (None when neither does); app_path is SCRIPT_NAME's then PATH_INFO's;
- * query QUERY_STRING's; a key that is missing or holds no str gives b"" (latin1()).
- * headers: for each (key, value) in insertion order, a key "HTTP_<X>" whose value
- * is a str,
- * and CONTENT_TYPE or CONTENT_LENGTH when the value is a non-empty str (CGI/1.1,
- * RFC 3875 section 4.1.3: an empty CONTENT_TYPE means no such header), gives the
- * pair (name, value): name is <X> (or the CGI key) with "_" as "-" in ASCII lower
- * case, value the str's bytes as Latin-1.
+ * target (target_path): raw_target's bytes, or other_raw_target's when raw_target
+ * gives none (None when neither does); app_path is script_name's then path_info's;
+ * query query's; a key that is missing or holds no str gives b"" (latin1()). headers: for each (key,
+ * value) in insertion order whose value is a str and whose key carries a header
+ * (not when the value is empty and the field is absent_when_empty), the pair (name,
+ * value): value the str's bytes as Latin-1.
  */
 #include "_speedups_shared.h"
 
@@ -28,74 +31,107 @@
 #define STR_READY(op) 1
 #endif
 
-/* The head's keys, interned once: a lookup then costs no new str. */
-enum head_key { RAW_URI, REQUEST_URI, SCRIPT_NAME, PATH_INFO, QUERY_STRING, KEYS };
-static const char *const key_names[KEYS] = {"RAW_URI", "REQUEST_URI", "SCRIPT_NAME",
-                                            "PATH_INFO", "QUERY_STRING"};
+/* ENVIRON_KEYS, in its order. */
+enum head_key { RAW_TARGET, OTHER_RAW_TARGET, SCRIPT_NAME, PATH_INFO, QUERY, KEYS };
 static PyObject *keys[KEYS];
-/* Header name of each key seen (str -> bytes): servers send the same few keys. It
- * stops growing at NAMES_CACHED entries, so odd keys cannot grow it without end. */
-static PyObject *names;
-#define NAMES_CACHED 256
+/* _wsgi_environ.header_field, and its answers by key (str -> HeaderField or None):
+ * servers send the same few keys. It stops growing at FIELDS_CACHED entries, so odd
+ * keys cannot grow it without end. */
+static PyObject *header_field, *fields;
+/* _wsgi_environ.target_path, for the targets it alone reads. */
+static PyObject *python_target_path;
+#define FIELDS_CACHED 256
+/* The last environ's keys and their fields, by position (strong references): a
+ * server builds its fixed keys once, so most keys are the very objects met before
+ * at the same place, and a pointer comparison then saves the cache's lookup. */
+#define MEMO_KEYS 64
+static PyObject *memo_key[MEMO_KEYS], *memo_field[MEMO_KEYS];
 
-static int init_keys(void) {
-    if (names != NULL)
+/* Reads ENVIRON_KEYS and header_field once; -1 with an exception on failure. */
+static int load_environ_table(void) {
+    if (fields != NULL)
         return 0;
-    for (int i = 0; i < KEYS; i++) {
-        keys[i] = PyUnicode_InternFromString(key_names[i]);
-        if (keys[i] == NULL)
-            return -1;
+    PyObject *module = PyImport_ImportModule("utf8guard.middleware.adapter._wsgi_environ");
+    if (module == NULL)
+        return -1;
+    PyObject *table = PyObject_GetAttrString(module, "ENVIRON_KEYS");
+    PyObject *function =
+        table == NULL ? NULL : PyObject_GetAttrString(module, "header_field");
+    PyObject *paths =
+        function == NULL ? NULL : PyObject_GetAttrString(module, "target_path");
+    Py_DECREF(module);
+    int rc = table != NULL && function != NULL && paths != NULL ? 0 : -1;
+    if (rc == 0 && !(PyTuple_Check(table) && PyTuple_GET_SIZE(table) == KEYS)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_wsgi_environ.ENVIRON_KEYS must be an EnvironKeys of str");
+        rc = -1;
     }
-    names = PyDict_New();
-    return names == NULL ? -1 : 0;
+    for (int i = 0; rc == 0 && i < KEYS; i++) {
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(table, i))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "_wsgi_environ.ENVIRON_KEYS must be an EnvironKeys of str");
+            rc = -1;
+        }
+    }
+    if (rc == 0 && (fields = PyDict_New()) == NULL)
+        rc = -1;
+    for (int i = 0; rc == 0 && i < KEYS; i++)
+        keys[i] = Py_NewRef(PyTuple_GET_ITEM(table, i));
+    if (rc == 0) {
+        header_field = Py_NewRef(function);
+        python_target_path = Py_NewRef(paths);
+    }
+    Py_XDECREF(table);
+    Py_XDECREF(function);
+    Py_XDECREF(paths);
+    return rc;
 }
 
-/* Whether the ASCII str `key` (of `length` bytes at `text`) is `name`. */
-static int key_is(const char *text, Py_ssize_t length, const char *name) {
-    size_t size = strlen(name);
-    return (size_t)length == size && memcmp(text, name, size) == 0;
-}
-
-/* The header name a key gives: `text` without its prefix, "_" -> "-", lower case. */
-static PyObject *field_name(const char *text, Py_ssize_t length) {
-    PyObject *name = PyBytes_FromStringAndSize(NULL, length);
-    if (name == NULL)
-        return NULL;
-    char *out = PyBytes_AS_STRING(name);
-    for (Py_ssize_t i = 0; i < length; i++) {
-        char c = text[i];
-        out[i] = c == '_' ? '-' : (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
-    }
-    return name;
-}
-
-/* The header name of `key` (its `length` bytes at `text`, `skip` of them the
- * prefix), from the cache or made and cached; a new reference, NULL on error. */
-static PyObject *cached_name(PyObject *key, const char *text, Py_ssize_t length,
-                             Py_ssize_t skip) {
-    PyObject *name = PyDict_GetItemWithError(names, key);
-    if (name != NULL) {
-        Py_INCREF(name);
-        return name;
-    }
+/* header_field(key), from the cache or asked and cached: a HeaderField (a pair of
+ * bytes and bool) or Py_None; a new reference, NULL on error. */
+static PyObject *field_of(PyObject *key) {
+    PyObject *field = PyDict_GetItemWithError(fields, key);
+    if (field != NULL)
+        return Py_NewRef(field);
     if (PyErr_Occurred())
         return NULL;
-    name = field_name(text + skip, length - skip);
-    if (name != NULL && PyDict_GET_SIZE(names) < NAMES_CACHED &&
-        PyDict_SetItem(names, key, name) < 0)
-        Py_CLEAR(name);
-    return name;
+    field = PyObject_CallOneArg(header_field, key);
+    if (field == NULL)
+        return NULL;
+    if (field != Py_None &&
+        !(PyTuple_Check(field) && PyTuple_GET_SIZE(field) == 2 &&
+          PyBytes_CheckExact(PyTuple_GET_ITEM(field, 0)) &&
+          PyBool_Check(PyTuple_GET_ITEM(field, 1)))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_wsgi_environ.header_field must give a HeaderField or None");
+        Py_CLEAR(field);
+    } else if (PyDict_GET_SIZE(fields) < FIELDS_CACHED &&
+               PyDict_SetItem(fields, key, field) < 0) {
+        Py_CLEAR(field);
+    }
+    return field;
+}
+
+/* field_of(key) for the key at `position` of the environ; a new reference. */
+static PyObject *memo_field_of(Py_ssize_t position, PyObject *key) {
+    if (position >= MEMO_KEYS)
+        return field_of(key);
+    if (memo_key[position] == key)
+        return Py_NewRef(memo_field[position]);
+    PyObject *field = field_of(key);
+    if (field != NULL) {
+        Py_XSETREF(memo_key[position], Py_NewRef(key));
+        Py_XSETREF(memo_field[position], Py_NewRef(field));
+    }
+    return field;
 }
 
 /* Append (name, value) for one header to `pairs`; -1 with an exception on failure. */
 static int append_pair(PyObject *pairs, PyObject *name, PyObject *value) {
-    PyObject *raw = name == NULL ? NULL
-                                 : PyBytes_FromStringAndSize(
-                                       (const char *)PyUnicode_1BYTE_DATA(value),
-                                       PyUnicode_GET_LENGTH(value));
+    PyObject *raw = PyBytes_FromStringAndSize((const char *)PyUnicode_1BYTE_DATA(value),
+                                              PyUnicode_GET_LENGTH(value));
     PyObject *pair = raw == NULL ? NULL : PyTuple_Pack(2, name, raw);
     int status = pair == NULL ? -1 : PyList_Append(pairs, pair);
-    Py_XDECREF(name);
     Py_XDECREF(raw);
     Py_XDECREF(pair);
     return status;
@@ -124,29 +160,32 @@ static PyObject *header_pairs(PyObject *environ, int *python) {
     PyObject *pairs = PyList_New(0);
     if (pairs == NULL)
         return NULL;
-    Py_ssize_t pos = 0;
+    Py_ssize_t pos = 0, position = -1;
     PyObject *key, *value;
     while (PyDict_Next(environ, &pos, &key, &value)) {
+        position++;
         if (!PyUnicode_CheckExact(key) || !STR_READY(key) || !PyUnicode_IS_ASCII(key)) {
-            /* str.lower() of other keys is Unicode's, and a str subclass may run
-             * code as it is hashed or sliced: Python's. */
+            /* A str subclass may run code as it is hashed or sliced: Python's. */
             *python = 1;
             break;
         }
-        const char *text = (const char *)PyUnicode_1BYTE_DATA(key);
-        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
-        int http = length >= 5 && memcmp(text, "HTTP_", 5) == 0;
         if (!PyUnicode_Check(value))
             continue;
-        if (!http && (PyUnicode_GET_LENGTH(value) == 0 ||
-                      !(key_is(text, length, "CONTENT_TYPE") ||
-                        key_is(text, length, "CONTENT_LENGTH"))))
-            continue;
-        if (!STR_READY(value) || PyUnicode_KIND(value) != PyUnicode_1BYTE_KIND) {
-            *python = 1; /* a code point over U+00FF breaks PEP 3333: Python's */
+        PyObject *field = memo_field_of(position, key);
+        if (field == NULL)
             break;
+        if (field == Py_None || (PyTuple_GET_ITEM(field, 1) == Py_True &&
+                                 PyUnicode_GET_LENGTH(value) == 0)) {
+            Py_DECREF(field);
+            continue;
         }
-        if (append_pair(pairs, cached_name(key, text, length, http ? 5 : 0), value) < 0)
+        int status = 0;
+        if (!STR_READY(value) || PyUnicode_KIND(value) != PyUnicode_1BYTE_KIND)
+            *python = 1; /* a code point over U+00FF breaks PEP 3333: Python's */
+        else
+            status = append_pair(pairs, PyTuple_GET_ITEM(field, 0), value);
+        Py_DECREF(field);
+        if (*python || status < 0)
             break;
     }
     if (*python || PyErr_Occurred())
@@ -154,54 +193,20 @@ static PyObject *header_pairs(PyObject *environ, int *python) {
     return pairs;
 }
 
-/* RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ). */
-static int scheme_char(unsigned char c, int first) {
-    int alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-    return alpha ||
-           (!first && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
-}
-
-/* The path of a request target and its fragment, as _wsgi_environ._target_path
- * takes them: after an absolute-form's "scheme://authority" (RFC 9112 section
- * 3.2.2), up to the first "?" before the first "#", then from that "#" to the end
- * (RFC 3986 section 3.5; a target has no fragment, RFC 9112 section 3.2, but one
- * sent stays in RAW_URI, so its bytes get the path's rules). None for an empty
- * target; a new reference. */
+/* The path of a request target and any fragment sent (_wsgi_environ.target_path).
+ * The origin-form without a fragment, what a server is sent nearly always, is read
+ * here (RFC 9112 section 3.2.1: origin-form = absolute-path [ "?" query ]); any
+ * other target (empty, absolute-form, with a "#") is target_path's, called. A new
+ * reference (None for an empty target), NULL on error. */
 static PyObject *target_path(PyObject *target) {
     const char *p = PyBytes_AS_STRING(target);
-    Py_ssize_t n = PyBytes_GET_SIZE(target), start = 0, end;
-    if (n == 0)
-        Py_RETURN_NONE;
-    if (p[0] != '/') {
-        Py_ssize_t i = 0;
-        while (i < n && scheme_char((unsigned char)p[i], i == 0))
-            i++;
-        if (i > 0 && n - i >= 3 && memcmp(p + i, "://", 3) == 0) {
-            i += 3;
-            while (i < n && p[i] != '/' && p[i] != '?' && p[i] != '#')
-                i++;
-            start = i;
-        }
-    }
-    /* The fragment runs from the first "#" to the end (RFC 3986 section 3.5). */
-    const char *hash = memchr(p + start, '#', (size_t)(n - start));
-    Py_ssize_t fragment = hash == NULL ? n : hash - p;
-    for (end = start; end < fragment && p[end] != '?'; end++)
-        ;
-    if (end == fragment) {
-        /* No query: the path and any fragment, contiguous. */
-        if (start == 0)
-            return Py_NewRef(target);
-        return PyBytes_FromStringAndSize(p + start, n - start);
-    }
-    /* A query before the end or the fragment: the path, then the fragment. */
-    PyObject *result = PyBytes_FromStringAndSize(NULL, (end - start) + (n - fragment));
-    if (result == NULL)
-        return NULL;
-    char *out = PyBytes_AS_STRING(result);
-    memcpy(out, p + start, (size_t)(end - start));
-    memcpy(out + (end - start), p + fragment, (size_t)(n - fragment));
-    return result;
+    size_t n = (size_t)PyBytes_GET_SIZE(target);
+    if (n == 0 || p[0] != '/' || memchr(p, '#', n) != NULL)
+        return PyObject_CallOneArg(python_target_path, target);
+    const char *query = memchr(p, '?', n);
+    if (query == NULL)
+        return Py_NewRef(target);
+    return PyBytes_FromStringAndSize(p, query - p);
 }
 
 const char speedups_environ_parts_doc[] =
@@ -213,18 +218,18 @@ PyObject *speedups_environ_parts(PyObject *module, PyObject *environ) {
     (void)module;
     if (!PyDict_CheckExact(environ))
         Py_RETURN_NONE;
-    if (init_keys() < 0)
+    if (load_environ_table() < 0)
         return NULL;
     int python = 0;
     PyObject *target = NULL, *script = NULL, *info = NULL, *app_path = NULL;
     PyObject *query = NULL, *headers = NULL, *result = NULL;
-    target = latin1(environ, RAW_URI, &python);
+    target = latin1(environ, RAW_TARGET, &python);
     if (target != NULL && PyBytes_GET_SIZE(target) == 0) {
-        Py_SETREF(target, latin1(environ, REQUEST_URI, &python));
+        Py_SETREF(target, latin1(environ, OTHER_RAW_TARGET, &python));
     }
     if (target == NULL || (script = latin1(environ, SCRIPT_NAME, &python)) == NULL ||
         (info = latin1(environ, PATH_INFO, &python)) == NULL ||
-        (query = latin1(environ, QUERY_STRING, &python)) == NULL ||
+        (query = latin1(environ, QUERY, &python)) == NULL ||
         (headers = header_pairs(environ, &python)) == NULL)
         goto done;
     app_path = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(script) +

@@ -17,7 +17,6 @@
  */
 #include "_speedups_shared.h"
 
-#include <limits.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------------------------
@@ -144,26 +143,105 @@ static int is_lane(PyObject *lane) {
 /* ---------------------------------------------------------------------------------
  * asgi_plan (py_asgi_plan).
  */
-/* _engine.content_length: OWS (SP, HTAB) around 1*DIGIT (RFC 9110 §8.6, §5.5).
- * The number, -1 when the value is no number, -2 when it passes LLONG_MAX / 100
- * (past every lane limit: _fast.lane_for clamps body_limit to 2**53). */
+/* The body route's grammar, read from its Python homes at the first call, not
+ * restated: _engine.content_length's (RFC 9110 §8.6: OWS around 1*DIGIT; OWS,
+ * DIGIT, LENGTH_DIGITS, MAX_CONTENT_LENGTH) and _json.opens_utf8's JSON_OPENS
+ * (RFC 8259 §2). */
+static uint8_t ows_set[256], digit_set[256], opens_set[256];
+static int length_digits, body_rules_loaded;
+static long long max_length;
+
+/* Sets table[b] for each byte of `chars` (bytes), or of each one-byte bytes in the
+ * tuple `chars` (one_byte_items); -1 with TypeError otherwise. */
+static int load_bytes(uint8_t table[256], PyObject *chars, int one_byte_items,
+                      const char *what) {
+    if (!one_byte_items && PyBytes_CheckExact(chars)) {
+        for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(chars); i++)
+            table[(uint8_t)PyBytes_AS_STRING(chars)[i]] = 1;
+        return 0;
+    }
+    int ok = one_byte_items && PyTuple_CheckExact(chars);
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(chars); i++) {
+        PyObject *item = PyTuple_GET_ITEM(chars, i);
+        ok = PyBytes_CheckExact(item) && PyBytes_GET_SIZE(item) == 1;
+        if (ok)
+            table[(uint8_t)PyBytes_AS_STRING(item)[0]] = 1;
+    }
+    if (!ok)
+        PyErr_Format(PyExc_TypeError, "%s must be %s", what,
+                     one_byte_items ? "a tuple of single bytes" : "bytes");
+    return ok ? 0 : -1;
+}
+
+/* module.name as a new reference, or NULL (at once when an earlier one failed). */
+static PyObject *attribute(const char *module, const char *name) {
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *found = PyImport_ImportModule(module);
+    if (found != NULL)
+        Py_SETREF(found, PyObject_GetAttrString(found, name));
+    return found;
+}
+
+static int load_body_rules(void) {
+    /* A table that failed to load half-way is read again from scratch. */
+    memset(ows_set, 0, sizeof ows_set);
+    memset(digit_set, 0, sizeof digit_set);
+    memset(opens_set, 0, sizeof opens_set);
+    const char *engine = "utf8guard.middleware.engine._engine";
+    PyObject *items[5] = {attribute(engine, "OWS"), attribute(engine, "DIGIT"),
+                          attribute(engine, "LENGTH_DIGITS"),
+                          attribute(engine, "MAX_CONTENT_LENGTH"),
+                          attribute("utf8guard.middleware.body._json", "JSON_OPENS")};
+    int rc = items[0] && items[1] && items[2] && items[3] && items[4] ? 0 : -1;
+    if (rc == 0) {
+        long digits = PyLong_CheckExact(items[2]) ? PyLong_AsLong(items[2]) : 0;
+        max_length = PyLong_CheckExact(items[3]) ? PyLong_AsLongLong(items[3]) : -1;
+        length_digits = (int)digits;
+        /* Up to 18 digits: a number read fits in 63 bits. */
+        if (digits < 1 || digits > 18 || max_length < 0) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError,
+                            "_engine.LENGTH_DIGITS must be an int from 1 to 18, "
+                            "MAX_CONTENT_LENGTH a 63-bit int");
+            rc = -1;
+        }
+    }
+    if (rc == 0 && (load_bytes(ows_set, items[0], 0, "_engine.OWS") < 0 ||
+                    load_bytes(digit_set, items[1], 0, "_engine.DIGIT") < 0 ||
+                    load_bytes(opens_set, items[4], 1, "_json.JSON_OPENS") < 0))
+        rc = -1;
+    for (int i = 0; i < 5; i++)
+        Py_XDECREF(items[i]);
+    body_rules_loaded = rc == 0;
+    return rc;
+}
+
+/* _engine.content_length: the number, -1 when the value is no number, -2 with an
+ * exception set when the grammar cannot be read. More than LENGTH_DIGITS
+ * significant digits read as MAX_CONTENT_LENGTH. */
 static long long content_length(PyObject *value) {
+    if (!body_rules_loaded && load_body_rules() < 0)
+        return -2;
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(value);
     size_t n = (size_t)PyBytes_GET_SIZE(value), start = 0;
-    while (start < n && (p[start] == ' ' || p[start] == '\t'))
+    while (start < n && ows_set[p[start]])
         start++;
-    while (n > start && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+    while (n > start && ows_set[p[n - 1]])
         n--;
     if (start == n)
         return -1;
-    long long number = 0;
     for (size_t i = start; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9')
+        if (!digit_set[p[i]])
             return -1;
-        if (number > LLONG_MAX / 100)
-            return -2;
-        number = number * 10 + (p[i] - '0');
     }
+    while (start < n && p[start] == '0')
+        start++;
+    if (n - start > (size_t)length_digits)
+        return max_length;
+    long long number = 0;
+    for (size_t i = start; i < n; i++)
+        number = number * 10 + (p[i] - '0');
     return number;
 }
 
@@ -189,6 +267,8 @@ static PyObject *plan_body(const head_scan_t *found, int bodiless, PyObject *lan
         Py_RETURN_NONE;
     }
     long long length = content_length(found->length);
+    if (length == -2)
+        return NULL;
     long long limit = PyLong_AsLongLong(PyTuple_GET_ITEM(lane, 4));
     if (limit == -1 && PyErr_Occurred())
         return NULL;
@@ -334,10 +414,13 @@ PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
     Py_INCREF(body);
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(body);
     size_t n = (size_t)length;
-    /* _json.opens_utf8: "{" or "[" first, no NUL second (RFC 8259 §2, §8.1); and no
-     * backslash, so no escape to weigh (§7). */
-    rc = n > 0 && (p[0] == '{' || p[0] == '[') && (n < 2 || p[1] != 0) &&
-         memchr(p, '\\', n) == NULL;
+    /* _json.opens_utf8: JSON_OPENS first, and no NUL second (RFC 4627 §3: a UTF-16
+     * or UTF-32 text has one in its first two bytes); and no backslash, so no escape
+     * to weigh (RFC 8259 §7). */
+    rc = body_rules_loaded ? 0 : load_body_rules();
+    if (rc == 0)
+        rc = n > 0 && opens_set[p[0]] && (n < 2 || p[1] != 0) &&
+             memchr(p, '\\', n) == NULL;
     if (rc == 1)
         rc = speedups_policy_is_valid(p, n, PyTuple_GET_ITEM(lane, 1));
     Py_DECREF(body);

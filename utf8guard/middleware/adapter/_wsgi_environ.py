@@ -2,7 +2,9 @@
 
 PEP 3333: environ strings hold one byte per code point, so ``latin-1`` gives the
 bytes back; the headers are the ``HTTP_*`` keys and CGI/1.1's ``CONTENT_TYPE`` and
-``CONTENT_LENGTH`` (RFC 3875 §4.1.2, §4.1.3).
+``CONTENT_LENGTH`` (RFC 3875 §4.1.2, §4.1.3). The translation lives here only: the C
+accelerator's ``environ_parts`` reads :data:`ENVIRON_KEYS` at its first call and asks
+:func:`header_field` what each environ key it has not met carries.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
 from ..._accel import IMPLEMENTATION
 from ..head._request import RequestHead
@@ -20,25 +22,62 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
 __all__ = [
+    "ENVIRON_KEYS",
+    "EnvironKeys",
+    "HeaderField",
     "HeaderKeys",
     "Parts",
     "environ_head",
     "environ_parts",
     "head_from",
+    "header_field",
     "header_items",
     "header_keys",
     "latin1",
     "py_environ_parts",
     "remember_keys",
     "target_parts",
+    "target_path",
     "wsgi_bytes",
 ]
 
+
+class EnvironKeys(NamedTuple):
+    """The environ keys of a request head besides its headers. Read by
+    :func:`target_parts` and, at its first call, by the C twin."""
+
+    #: The raw request target: ``RAW_URI`` from Gunicorn and Werkzeug ...
+    raw_target: str
+    #: ... or, when that gives none, ``REQUEST_URI`` from mod_wsgi and uWSGI.
+    other_raw_target: str
+    #: The path as the server decoded it: these two joined (PEP 3333).
+    script_name: str
+    path_info: str
+    #: The query string (RFC 3875 §4.1.7).
+    query: str
+
+
+ENVIRON_KEYS: Final = EnvironKeys(
+    "RAW_URI", "REQUEST_URI", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING"
+)
+
+
+class HeaderField(NamedTuple):
+    """What an environ key that carries a header says of it (:func:`header_field`)."""
+
+    #: The field name, in lower case.
+    name: bytes
+    #: Whether an empty value means there is no such field (a CGI key).
+    absent_when_empty: bool
+
+
 # RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
 _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
+#: RFC 3875 §4.1.18: a header's key is its name after this prefix.
+_HEADER_PREFIX: Final = "HTTP_"
 #: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
 _CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
-#: ``(key, field name, is a CGI key)`` of the header keys of an environ.
+#: ``(key, field name, absent when empty)`` of the header keys of an environ.
 HeaderKeys = tuple[tuple[str, bytes, bool], ...]
 #: What a cache holds for a tuple of environ keys (:func:`remember_keys`).
 Known = TypeVar("Known")
@@ -86,13 +125,13 @@ def py_environ_parts(environ: WSGIEnvironment) -> Parts:
 def target_parts(environ: WSGIEnvironment) -> tuple[bytes | None, bytes, bytes]:
     """``(raw_path, app_path, query)`` of :func:`py_environ_parts`: all but headers."""
     get = environ.get
-    target = _str_bytes(get("RAW_URI")) or _str_bytes(get("REQUEST_URI"))
-    app_path = _str_bytes(get("SCRIPT_NAME")) + _str_bytes(get("PATH_INFO"))
-    query = _str_bytes(get("QUERY_STRING"))
-    return _target_path(target), app_path, query
+    raw_target, other_raw_target, script_name, path_info, query = ENVIRON_KEYS
+    target = _str_bytes(get(raw_target)) or _str_bytes(get(other_raw_target))
+    app_path = _str_bytes(get(script_name)) + _str_bytes(get(path_info))
+    return target_path(target), app_path, _str_bytes(get(query))
 
 
-def _target_path(target: bytes) -> bytes | None:
+def target_path(target: bytes) -> bytes | None:
     """The path component of a request target and its fragment, if one was sent
     (None: there is no target).
 
@@ -171,10 +210,9 @@ def _headers(
     are appended to ``keys`` if given."""
     pairs: list[tuple[bytes, bytes]] = []
     add_pair = pairs.append
-    for key, name, cgi in header_keys(tuple(environ)):
+    for key, name, absent_when_empty in header_keys(tuple(environ)):
         value = environ[key]
-        # CGI/1.1 (RFC 3875 §4.1.3): an empty CONTENT_TYPE means no such header.
-        if isinstance(value, str) and (value or not cgi):
+        if isinstance(value, str) and (value or not absent_when_empty):
             # wsgi_bytes, inlined: a call per header costs a fifth of this loop.
             try:
                 add_pair((name, value.encode("latin-1")))
@@ -186,7 +224,8 @@ def _headers(
 
 
 def header_keys(keys: tuple[str, ...]) -> HeaderKeys:
-    """``(key, field name, is a CGI key)`` of each ``HTTP_*`` and CGI header key.
+    """``(key, field name, absent when empty)`` of each key that carries a header
+    (:func:`header_field`).
 
     Remembered by the whole tuple of keys (:data:`_seen_keys`, bounded by
     :func:`..head._seen.remember`): a server sends the same keys request after request,
@@ -195,9 +234,7 @@ def header_keys(keys: tuple[str, ...]) -> HeaderKeys:
     found = _seen_keys.get(keys)
     if found is None:
         found = tuple(
-            (key, _field_name(key), key in _CGI_HEADERS)
-            for key in keys
-            if key[:5] == "HTTP_" or key in _CGI_HEADERS
+            (key, *field) for key in keys if (field := header_field(key)) is not None
         )
         remember_keys(_seen_keys, keys, found)
     return found
@@ -224,10 +261,19 @@ else:
 
 
 @lru_cache(maxsize=256)
-def _field_name(key: str) -> bytes:
-    """``HTTP_X_FORWARDED_FOR`` → ``x-forwarded-for``; the CGI keys lose no prefix.
+def header_field(key: str) -> HeaderField | None:
+    """The header an environ key carries, or None: ``HTTP_X_FORWARDED_FOR`` is
+    ``x-forwarded-for`` (RFC 3875 §4.1.18: "_" for "-", upper case), and
+    ``CONTENT_TYPE`` and ``CONTENT_LENGTH`` carry theirs unless empty (§4.1.2,
+    §4.1.3: an empty value means the request has no such field).
 
-    Cached: servers send the same few keys on every request.
+    Cached: servers send the same few keys on every request. The C twin asks it too,
+    for each key it has not met, so that this stays the one translation.
     """
-    name = key[5:] if key[:5] == "HTTP_" else key
-    return wsgi_bytes(name.replace("_", "-").lower())
+    if key[: len(_HEADER_PREFIX)] == _HEADER_PREFIX:
+        name, cgi = key[len(_HEADER_PREFIX) :], False
+    elif key in _CGI_HEADERS:
+        name, cgi = key, True
+    else:
+        return None
+    return HeaderField(wsgi_bytes(name.replace("_", "-").lower()), cgi)

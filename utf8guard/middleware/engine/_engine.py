@@ -23,17 +23,30 @@ from ._problem import Problem, invalid_request, too_large
 from ._report import RequestReport
 from ._respond import refuse
 
-__all__ = ["MAX_FINDINGS", "BodyCheck", "HeadVerdict", "check_head", "content_length"]
+__all__ = [
+    "DIGIT",
+    "LENGTH_DIGITS",
+    "MAX_CONTENT_LENGTH",
+    "MAX_FINDINGS",
+    "OWS",
+    "BodyCheck",
+    "HeadVerdict",
+    "check_head",
+    "content_length",
+]
 
 #: Findings kept and reported per request: enough to explain a refusal, bounded for
 #: logs and memory. The rest are counted, not kept; the decision weighs them all.
 MAX_FINDINGS: Final = 16
+# content_length's grammar, which the C lane (_speedups_lane.c) reads at its first call.
 #: RFC 9110 §5.6.3: OWS = *( SP / HTAB ), stripped around a field value.
-_OWS: Final = b" \t"
+OWS: Final = b" \t"
+#: RFC 5234 B.1: DIGIT = %x30-39, ASCII only (no sign, no other script's digits).
+DIGIT: Final = b"0123456789"
 #: Content-Length digits read as a number; longer values (an exabyte and more, past
 #: every body limit) read as MAX_CONTENT_LENGTH.
-_LENGTH_DIGITS: Final = 18
-MAX_CONTENT_LENGTH: Final = 10**_LENGTH_DIGITS
+LENGTH_DIGITS: Final = 18
+MAX_CONTENT_LENGTH: Final = 10**LENGTH_DIGITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,18 +283,18 @@ def content_length(value: bytes) -> int | None:
     RFC 9110 §8.6: ``Content-Length = 1*DIGIT``, ASCII digits only (no sign, no list,
     no other script's digits), after the OWS around a field value (§5.5). The Python
     parser of the field: the framing check, the declared size, WSGI's
-    ``CONTENT_LENGTH`` (the C lane restates it, ``_speedups_lane.c``, held to this
-    one by ``tests/middleware/test_speedups_lane.py``). §8.6: a recipient "MUST
+    ``CONTENT_LENGTH``, and the C lane's (``_speedups_lane.c`` reads :data:`OWS`,
+    :data:`DIGIT` and :data:`LENGTH_DIGITS`). §8.6: a recipient "MUST
     anticipate potentially large decimal numerals and prevent parsing errors due to
     integer conversion overflows": CPython's ``int()`` raises past 4300 digits
     (CVE-2020-10735), so a value of more than 18 significant digits reads as
     ``MAX_CONTENT_LENGTH``, above every limit.
     """
-    digits = value.strip(_OWS)
-    if not digits.isdigit():
+    digits = value.strip(OWS)
+    if not digits or digits.strip(DIGIT):
         return None
     significant = digits.lstrip(b"0")
-    if len(significant) > _LENGTH_DIGITS:
+    if len(significant) > LENGTH_DIGITS:
         return MAX_CONTENT_LENGTH
     return int(significant or b"0")
 

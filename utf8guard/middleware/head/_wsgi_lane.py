@@ -50,9 +50,10 @@ class KeysPlan(NamedTuple):
     values_of: Callable[[WSGIEnvironment], tuple[object, ...]]
     #: ``(str, ...)``, as long.
     types: tuple[type, ...]
-    #: ``(position, mask bit)`` of each CGI key among them.
+    #: ``(position, mask bit)`` of each key among them whose empty value means no
+    #: such field (``header_field``'s ``absent_when_empty``: the CGI keys).
     cgi: tuple[tuple[int, int], ...]
-    #: By the mask of the CGI keys whose value is empty: where the once-only fields
+    #: By the mask of those keys whose value is empty: where the once-only fields
     #: are (positions in the values), or None when the names are the full check's.
     variants: tuple[FieldIndexes | None, ...]
 
@@ -93,7 +94,7 @@ def _clean_fields(environ: WSGIEnvironment, policy: Policy) -> OnceFields | None
         return None
     mask = 0
     for position, bit in cgi:
-        # CGI/1.1 (RFC 3875 §4.1.2, §4.1.3): an empty value means no such field.
+        # Empty: no such field (_wsgi_environ.header_field, RFC 3875 §4.1.2-3).
         if not texts[position]:
             mask |= bit
     found = variants[mask]
@@ -118,7 +119,7 @@ def _clean_fields(environ: WSGIEnvironment, policy: Policy) -> OnceFields | None
 def _keys_plan(keys: tuple[str, ...]) -> KeysPlan:
     """The :data:`KeysPlan` of an environ's keys, remembered when within bounds."""
     fields = header_keys(keys)
-    cgi_positions = [n for n, (_, _, is_cgi) in enumerate(fields) if is_cgi]
+    cgi_positions = [n for n, (_, _, empty_absent) in enumerate(fields) if empty_absent]
     cgi = tuple((position, 1 << n) for n, position in enumerate(cgi_positions))
     variants = tuple(_indexes(fields, cgi, mask) for mask in range(1 << len(cgi)))
     plan = KeysPlan(
