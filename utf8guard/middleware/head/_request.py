@@ -9,7 +9,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
-from urllib.parse import quote_plus
 
 from ..._policy import Policy
 from ..._repair import repair
@@ -213,6 +212,9 @@ def _second_decode_findings(
 def _normalized_query(query: bytes, policy: Policy) -> bytes:
     if not query:
         return query
+    # Only a repaired request gets here: urllib.parse costs more at import.
+    from urllib.parse import quote_plus
+
     fields = []
     for _, name, _, value in _form_pairs(query):
         fixed_name = repair(percent_decode(name, plus_is_space=True).data, policy)
