@@ -5,8 +5,8 @@ Each check runs in a fresh ``python -S`` (an installed package gets no head star
 the editable install's ``site`` hook), in both builds. The modules listed are imported
 at first use instead: a refusal's log record (``logging``), a configuration typo's
 suggestion (``difflib``), a WSGI refusal's reason phrase (``http``), a repaired or
-malformed escape (``urllib.parse``), ``safe_join`` (``pathlib``) and a multipart body
-(the multipart inspector with the path rules and ``html``).
+malformed escape (``urllib.parse``), ``safe_join`` (``pathlib``), a variation selector
+in a name (its table) and a multipart body (its inspector, ``paths`` and ``html``).
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ DEFERRED: Final = {
         "html",
         "string",
         "utf8guard.paths",
+        "utf8guard._variation_bases",
         "utf8guard.middleware.body._multipart",
     ),
-    "utf8guard.paths": ("pathlib", "urllib.parse"),
+    "utf8guard.paths": ("pathlib", "urllib.parse", "utf8guard._variation_bases"),
 }
 #: Public modules whose ``__all__`` must resolve (the Django adapter needs Django).
 PUBLIC: Final = (
