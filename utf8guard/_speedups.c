@@ -639,9 +639,9 @@ static inline unsigned long first_other(unsigned mask, int want, unsigned long f
                                         unsigned long to) {
     for (unsigned long block = from; block <= to; block += 1024) {
         unsigned long last = to - block < 1023 ? to : block + 1023;
-        int differs = 0;
-        for (unsigned long cp = block; cp <= last; cp++)
-            differs |= c_refused((uint32_t)cp, mask) != want;
+        int differs = 0; /* 32-bit code points: twice the lanes of a vector */
+        for (uint32_t cp = (uint32_t)block; cp <= (uint32_t)last; cp++)
+            differs |= c_refused(cp, mask) != want;
         for (unsigned long cp = block; differs && cp <= last; cp++)
             if (c_refused((uint32_t)cp, mask) != want)
                 return cp;
