@@ -21,7 +21,8 @@ each module is imported twice, in a new process each time:
 
 Wall times move with the machine's load, so the report states the load average
 before and after. ``--instructions`` adds the load-independent figure: instructions
-(callgrind, one run each) of the import, over the same process with ``pass``.
+(callgrind, one run each) of each import and of each with its first use
+(:data:`COUNTED`), over the same process with ``pass``.
 
 Run ``python -m bench.bench_import`` (``--help`` lists the options). Not a test: the
 only test runs it with the smallest settings so that it cannot rot.
@@ -49,6 +50,17 @@ TARGET_MS: Final = {"utf8guard": 15.0, "utf8guard.middleware": 40.0}
 #: Build name -> the value of ``UTF8GUARD_PURE_PYTHON`` that selects it.
 BUILDS: Final = {"C": "0", "pure": "1"}
 TOP_IMPORTS: Final = 5
+#: The counted statements: each import, and each with its first use (a cold start
+#: pays both; the C extension compares a code-point set with ``_policy.py``'s when a
+#: policy first refuses it, and ``GuardConfig()`` uses several policies).
+COUNTED: Final = {
+    "import utf8guard": "import utf8guard",
+    "import utf8guard.middleware": "import utf8guard.middleware",
+    "... + is_valid(b'')": "import utf8guard; utf8guard.is_valid(b'')",
+    "... + GuardConfig()": (
+        "from utf8guard.middleware import GuardConfig; GuardConfig()"
+    ),
+}
 #: What every process runs before the timed statement (``site`` imports ``os``).
 PRELUDE: Final = f"import os, sys, time; sys.path.insert(0, {str(ROOT)!r})"
 
@@ -175,13 +187,14 @@ def timing_rows(runs: int) -> list[str]:
 
 
 def instruction_rows() -> list[str]:
-    """Markdown rows: millions of instructions of each import over ``pass``."""
-    lines = ["| build | module | instructions over `pass` |", "| --- | --- | ---: |"]
+    """Markdown rows: millions of instructions of each counted statement over
+    ``pass``."""
+    lines = ["| build | statement | instructions over `pass` |", "| --- | --- | ---: |"]
     for build in BUILDS:
         base = instructions(build, "pass")
-        for module in MODULES:
-            extra = instructions(build, f"import {module}") - base
-            lines.append(f"| {build} | {module} | {extra / 1e6:.1f} M |")
+        for label, statement in COUNTED.items():
+            extra = instructions(build, statement) - base
+            lines.append(f"| {build} | `{label}` | {extra / 1e6:.1f} M |")
     return lines
 
 
