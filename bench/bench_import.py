@@ -24,7 +24,8 @@ before and after. ``--instructions`` adds the load-independent figure: instructi
 (callgrind, one run each) of each import and of each with its first use
 (:data:`COUNTED`), over the same process with ``pass``.
 
-Run ``python -m bench.bench_import`` (``--help`` lists the options). Not a test: the
+Run ``python -m bench.bench_import`` (``--help`` lists the options; ``--root`` measures
+another checkout, such as the main branch for a before). Not a test: the
 only test runs it with the smallest settings so that it cannot rot.
 """
 
@@ -61,8 +62,6 @@ COUNTED: Final = {
         "from utf8guard.middleware import GuardConfig; GuardConfig()"
     ),
 }
-#: What every process runs before the timed statement (``site`` imports ``os``).
-PRELUDE: Final = f"import os, sys, time; sys.path.insert(0, {str(ROOT)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +109,16 @@ def _environment(build: str) -> dict[str, str]:
 
 
 def _python(
-    build: str, statement: str, *, options: Sequence[str] = (), wrapper: str = ""
+    build: str,
+    statement: str,
+    *,
+    root: Path = ROOT,
+    options: Sequence[str] = (),
+    wrapper: str = "",
 ) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-S", *options, "-c", f"{PRELUDE}\n{statement}"]
+    # What every process runs first: site imports os; the checkout comes first.
+    prelude = f"import os, sys, time; sys.path.insert(0, {str(root)!r})"
+    argv = [sys.executable, "-S", *options, "-c", f"{prelude}\n{statement}"]
     return subprocess.run(  # noqa: S603 - our own interpreter, fixed arguments
         [*wrapper.split(), *argv] if wrapper else argv,
         capture_output=True,
@@ -123,22 +129,22 @@ def _python(
     )
 
 
-def measure(build: str, module: str) -> Run:
+def measure(build: str, module: str, root: Path = ROOT) -> Run:
     """Import ``module`` once under ``-X importtime`` in a fresh interpreter."""
-    done = _python(build, f"import {module}", options=("-X", "importtime"))
+    done = _python(build, f"import {module}", root=root, options=("-X", "importtime"))
     return parse_importtime(done.stderr, module)
 
 
-def wall_us(build: str, module: str) -> int:
+def wall_us(build: str, module: str, root: Path = ROOT) -> int:
     """Microseconds of ``import module`` by ``perf_counter`` in a fresh interpreter."""
     timed = (
         f"start = time.perf_counter()\nimport {module}\n"
         "print(round((time.perf_counter() - start) * 1e6))"
     )
-    return int(_python(build, timed).stdout)
+    return int(_python(build, timed, root=root).stdout)
 
 
-def instructions(build: str, statement: str) -> int:
+def instructions(build: str, statement: str, root: Path = ROOT) -> int:
     """Instructions callgrind counts for a fresh interpreter that runs ``statement``."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
@@ -146,12 +152,13 @@ def instructions(build: str, statement: str) -> int:
     done = _python(
         build,
         statement,
+        root=root,
         wrapper=f"{valgrind} --tool=callgrind --callgrind-out-file=/dev/null",
     )
     return parse_callgrind(done.stderr)
 
 
-def timing_rows(runs: int) -> list[str]:
+def timing_rows(runs: int, root: Path = ROOT) -> list[str]:
     """Markdown rows: per build and module, the median and fastest ``-X importtime``
     milliseconds, the median wall milliseconds, the target and the costliest imports
     (self ms) of the median ``importtime`` run."""
@@ -159,12 +166,15 @@ def timing_rows(runs: int) -> list[str]:
     walls: dict[tuple[str, str], list[int]] = {}
     for build in BUILDS:
         for module in MODULES:
-            measure(build, module)  # untimed: writes any missing .pyc files
+            measure(build, module, root)  # untimed: writes any missing .pyc files
     for _ in range(runs):
         for build in BUILDS:
             for module in MODULES:
-                found.setdefault((build, module), []).append(measure(build, module))
-                walls.setdefault((build, module), []).append(wall_us(build, module))
+                run = measure(build, module, root)
+                found.setdefault((build, module), []).append(run)
+                walls.setdefault((build, module), []).append(
+                    wall_us(build, module, root)
+                )
     lines = [
         "| build | module | importtime median ms | fastest ms | wall median ms"
         " | target | costliest imports (self ms) |",
@@ -186,14 +196,14 @@ def timing_rows(runs: int) -> list[str]:
     return lines
 
 
-def instruction_rows() -> list[str]:
+def instruction_rows(root: Path = ROOT) -> list[str]:
     """Markdown rows: millions of instructions of each counted statement over
     ``pass``."""
     lines = ["| build | statement | instructions over `pass` |", "| --- | --- | ---: |"]
     for build in BUILDS:
-        base = instructions(build, "pass")
+        base = instructions(build, "pass", root)
         for label, statement in COUNTED.items():
-            extra = instructions(build, statement) - base
+            extra = instructions(build, statement, root) - base
             lines.append(f"| {build} | `{label}` | {extra / 1e6:.1f} M |")
     return lines
 
@@ -206,16 +216,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--instructions", action="store_true", help="also count instructions"
     )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="the checkout to import (default: this one), e.g. main for a before",
+    )
     args = parser.parse_args(argv)
     print(
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs,"
         f" Python {platform.python_version()}; load average before:"
         f" {os.getloadavg()[0]:.2f}"
     )
-    print("\n".join(timing_rows(args.runs)))
+    print(f"checkout: {args.root}")
+    print("\n".join(timing_rows(args.runs, args.root)))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if args.instructions:
-        print("\n".join(instruction_rows()))
+        print("\n".join(instruction_rows(args.root)))
     return 0
 
 
