@@ -3,6 +3,8 @@ CPython's ``-X importtime`` report the way the documentation describes it."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from bench import bench_import
@@ -32,8 +34,31 @@ def test_parse_refuses_a_report_without_the_module() -> None:
         bench_import.parse_importtime(SAMPLE, "utf8guard.middleware")
 
 
-def test_main_prints_a_row_per_module(capsys: pytest.CaptureFixture[str]) -> None:
+def test_parse_callgrind_reads_the_collected_count() -> None:
+    # valgrind's summary lines, as callgrind prints them at exit.
+    stderr = "==7== Events    : Ir\n==7== Collected : 92585676\n==7==\n"
+    assert bench_import.parse_callgrind(stderr) == 92_585_676
+
+
+def test_parse_callgrind_refuses_output_without_a_count() -> None:
+    with pytest.raises(ValueError, match="no 'Collected :' line"):
+        bench_import.parse_callgrind("==7== I   refs:      92,585,676\n")
+
+
+def test_main_prints_a_row_per_build_and_module(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert bench_import.main(["--runs", "1"]) == 0
     out = capsys.readouterr().out
-    for module in bench_import.MODULES:
-        assert f"| {module} | " in out
+    for build in bench_import.BUILDS:
+        for module in bench_import.MODULES:
+            assert f"| {build} | {module} | " in out
+    assert "load average before:" in out
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
+def test_instructions_count_more_for_an_import_than_for_pass() -> None:
+    # json is not imported by the prelude; importing it runs its module code.
+    assert bench_import.instructions("C", "import json") > bench_import.instructions(
+        "C", "pass"
+    )

@@ -303,6 +303,20 @@ BROKEN_TABLES: Final = [
         "use",
     ),
     (
+        # the last code point of the sweep, at the end of its last block
+        "last-code-point",
+        "p.PRIVATE_USE = (*p.PRIVATE_USE[:2], (0x100000, 0x10FFFC))",
+        "_speedups and utf8guard._policy disagree on U+10FFFD under allow_private_use",
+        "use",
+    ),
+    (
+        # deep inside a range: its seventh block of 1024 code points
+        "inner-code-point",
+        "p.PRIVATE_USE = ((0xE000, 0xF900), *p.PRIVATE_USE[1:])",
+        "_speedups and utf8guard._policy disagree on U+F900 under allow_private_use",
+        "use",
+    ),
+    (
         "lead-table",
         # C0 and C1 read as one-byte leads
         "import utf8guard._tables as t\n"

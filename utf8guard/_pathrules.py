@@ -18,7 +18,6 @@ from typing import Final, Literal, get_args
 from ._policy import Policy
 from ._ranges import Ranges, in_ranges
 from ._scan import find_violation
-from ._variation_bases import VARIATION_BASES
 
 __all__ = [
     "LOOKALIKE_SEPARATORS",
@@ -259,6 +258,9 @@ def _selector_allowed(selector: str, before: str) -> bool:
     if not before:
         return False
     if in_ranges(ord(selector), STANDARDIZED_SELECTORS):
+        # A large table, imported by the first name that holds a selector.
+        from ._variation_bases import VARIATION_BASES
+
         return in_ranges(ord(before), VARIATION_BASES.get(ord(selector), ()))
     return unicodedata.name(before, "").startswith(UNIFIED_IDEOGRAPH_PREFIX)
 

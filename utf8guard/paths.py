@@ -20,8 +20,7 @@ import os
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ._pathrules import (
     WINDOWS_TRAILING,
@@ -36,6 +35,9 @@ from ._pathrules import (
 from ._policy import IDENTIFIER, WELL_FORMED, Policy
 from ._scan import BytesLike, iter_violations
 from ._violation import describe
+
+if TYPE_CHECKING:  # pathlib is imported by safe_join: it doubles this module's cost
+    from pathlib import Path
 
 __all__ = [
     "PathKind",
@@ -272,6 +274,8 @@ def safe_join(
         TypeError: a part is neither str nor bytes.
         ValueError: an unknown ``platform``.
     """
+    from pathlib import Path  # see the import at the top
+
     check_platform(platform)
     root = Path(os.path.abspath(base))
     names: list[str] = []

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import io
-import logging
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
 from typing import TYPE_CHECKING, Final
@@ -64,8 +63,9 @@ SCOPE_TYPE: Final = "wsgi"
 #: Issue 25 R12: a server that passes no raw target (Django's runserver, Granian's
 #: WSGI mode) has decoded the path before the guard sees it, so an encoded "/"
 #: (%2F) or a double encoding (%252e) is invisible and exclude_paths matches the
-#: decoded path. Said once per middleware, at its first request, on this logger.
-SETUP_LOGGER: Final = logging.getLogger("utf8guard.setup")
+#: decoded path. Said once per middleware, at its first request, on this logger
+#: (``logging`` is imported then: it costs more at import than this module).
+SETUP_LOGGER_NAME: Final = "utf8guard.setup"
 BLIND_SERVER_WARNING: Final = (
     "this WSGI server passes no raw request target (RAW_URI or REQUEST_URI): "
     "the path is checked only as the server decoded it, so %2F and double "
@@ -171,10 +171,12 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
         self._server_known = False
 
     def _know_server(self, environ: WSGIEnvironment) -> None:
-        """Warn, once, when the server passes no raw target (:data:`SETUP_LOGGER`)."""
+        """Warn, once, when the server passes no raw target (R12)."""
         self._server_known = True
         if "RAW_URI" not in environ and "REQUEST_URI" not in environ:
-            SETUP_LOGGER.warning(BLIND_SERVER_WARNING)
+            import logging  # at the first warning: see SETUP_LOGGER_NAME
+
+            logging.getLogger(SETUP_LOGGER_NAME).warning(BLIND_SERVER_WARNING)
 
     def _plan(self, environ: WSGIEnvironment, parts: Parts | None) -> Plan:
         """:func:`.head._fast.head_plan` for a WSGI request (None: the full check), of

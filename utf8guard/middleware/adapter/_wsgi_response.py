@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from http import HTTPStatus
+from functools import cache
 from typing import TYPE_CHECKING, Final
 
 from ..engine._flow import StreamGate
@@ -21,13 +21,21 @@ __all__ = ["Closing", "Deferred", "send_problem"]
 #: from ``http.HTTPStatus`` (``http.client.responses`` is the same table, but importing
 #: it loads ssl, socket and email: a third of the middleware's import time).
 _REASONS: Final = {413: "Content Too Large"}
-_PHRASES: Final = {status.value: status.phrase for status in HTTPStatus}
+
+
+@cache
+def _phrases() -> dict[int, str]:
+    """Reason phrases by status code, read at the first refusal: ``http`` costs
+    more at import than this module."""
+    from http import HTTPStatus
+
+    return {status.value: status.phrase for status in HTTPStatus}
 
 
 def send_problem(start_response: StartResponse, problem: Problem) -> list[bytes]:
     """Answer with ``problem``: status line, latin-1 headers (PEP 3333), body."""
     status, headers, body = problem
-    reason = _REASONS.get(status) or _PHRASES.get(status, "Error")
+    reason = _REASONS.get(status) or _phrases().get(status, "Error")
     start_response(
         f"{status} {reason}",
         [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers],

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Final
-from urllib.parse import unquote_to_bytes
 
 from ..engine._finding import RequestKind
 from ..head._abnf import MEDIA_TYPE, parameters
@@ -148,6 +147,8 @@ def extended_parameter(params: dict[str, str]) -> RequestKind | None:
         if name.startswith("charset*"):
             ext = _EXT_VALUE.fullmatch(params[name]) if name.endswith("*") else None
             label = params[name] if ext is None else ext.group(1)
+            from urllib.parse import unquote_to_bytes  # rare: costly at import
+
             charset = unquote_to_bytes(label).decode("latin-1").strip().lower()
             if charset not in UTF8_CHARSETS:
                 return RequestKind.UNSUPPORTED_CHARSET

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -260,6 +259,8 @@ def configure(config: GuardConfig | None, options: Mapping[str, object]) -> Guar
     if config is None:
         unknown = sorted(set(options) - OPTION_NAMES)
         if unknown:
+            import difflib  # only for this message: it costs at import
+
             near = difflib.get_close_matches(unknown[0], OPTION_NAMES, n=1)
             guess = f" (did you mean {near[0]!r}?)" if near else ""
             raise TypeError(

@@ -10,9 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ..body._body import body_inspector
+from ..body._body import body_inspector, uploads_of
 from ..body._decompress import DecodingInspector
-from ..body._multipart import MultipartInspector
 from ..body._sniff import SniffingInspector
 from ..body._text import BodyInspector, body_finding
 from ..head._clean import is_clean_head
@@ -177,6 +176,7 @@ class BodyCheck:
             self.refusal = self._decide([inspector])
         else:
             self._inspector = inspector
+        self._uploads = uploads_of(self._inspector)
         may_pass = isinstance(inspector, SniffingInspector) and inspector.binary
         limit = self._declared_limit()
         if (
@@ -213,7 +213,7 @@ class BodyCheck:
             self._inspector = None
             self._report.emit()  # decided: the rest passes unread
             return None
-        files = inspector.file_bytes if isinstance(inspector, MultipartInspector) else 0
+        files = 0 if self._uploads is None else self._uploads.file_bytes
         if self._over_limit(self._received - files, self._config.max_body_size):
             return self._too_large(self._config.max_body_size)
         # Decoded past the limit or the ratio cap (report mode: the check stopped).
@@ -262,7 +262,7 @@ class BodyCheck:
         """The most a Content-Length may say: ``max_body_size``, plus
         ``max_upload_size`` for a multipart body (None: no limit)."""
         limit = self._config.max_body_size
-        if not isinstance(self._inspector, MultipartInspector):
+        if self._uploads is None:
             return limit
         uploads = self._config.max_upload_size
         return None if uploads is None else limit + uploads

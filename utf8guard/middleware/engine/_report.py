@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable, Sequence
 from typing import Final
@@ -11,10 +10,11 @@ from ..head._request import RequestHead
 from ._config import GuardConfig
 from ._finding import Action, Finding, RequestSummary, ScopeType, ViolationEvent
 
-__all__ = ["RequestReport", "escape", "logger", "summarize"]
+__all__ = ["LOGGER_NAME", "RequestReport", "escape", "summarize"]
 
-#: The logger each reported request goes to, at WARNING.
-logger: Final = logging.getLogger("utf8guard")
+#: The logger each reported request goes to, at WARNING. ``logging`` is imported
+#: at the first record: it costs more at import than the rest of the engine.
+LOGGER_NAME: Final = "utf8guard"
 #: Longest escaped value kept from a request field (path, method, request id).
 MAX_SHOWN_BYTES: Final = 256
 # Printable ASCII but the backslash stays as is; anything else becomes \xNN, so a
@@ -135,7 +135,9 @@ class RequestReport:
             for f in findings
         ]
         request = self.request
-        logger.warning(
+        import logging  # at the first record: see LOGGER_NAME
+
+        logging.getLogger(LOGGER_NAME).warning(
             "utf8guard %s %s %s %s from %s%s: %s",
             self._action,
             request.scope_type,

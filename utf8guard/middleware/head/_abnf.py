@@ -19,7 +19,6 @@ Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (paramete
 from __future__ import annotations
 
 import re
-import string
 from typing import Final
 
 __all__ = [
@@ -40,8 +39,11 @@ PCT_ENCODED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
 NOT_PCT_ENCODED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 #: RFC 5234 Appendix B.1: SP and VCHAR (%x20-7E), the printable ASCII bytes.
 PRINTABLE: Final = bytes(range(0x20, 0x7F))
-#: RFC 9110 §5.6.2 tchar: the bytes a token is made of.
-TCHAR: Final = b"!#$%&'*+-.^_`|~" + (string.digits + string.ascii_letters).encode()
+#: RFC 9110 §5.6.2 tchar: the bytes a token is made of; DIGIT and ALPHA are
+#: %x30-39 and %x41-5A / %x61-7A (RFC 5234 Appendix B.1).
+TCHAR: Final = b"!#$%&'*+-.^_`|~" + bytes(
+    [*range(0x30, 0x3A), *range(0x61, 0x7B), *range(0x41, 0x5B)]
+)
 #: RFC 9110 §5.6.2 token, as a pattern to embed.
 TOKEN: Final = b"[" + re.escape(TCHAR) + b"]+"
 #: RFC 9110 §5.1: field-name = token (match it whole: ``FIELD_NAME.fullmatch``).

@@ -14,7 +14,6 @@ from codecs import escape_decode
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Final
-from urllib.parse import unquote_to_bytes
 
 from ..._accel import IMPLEMENTATION
 from ..._policy import Policy
@@ -120,7 +119,10 @@ def percent_decode(raw: bytes, *, plus_is_space: bool = False) -> Decoded:
     decoded = strict_unquote(raw)
     if decoded is not None:
         return Decoded(decoded, raw)
-    # unquote_to_bytes decodes exactly the well-formed %XX and keeps any other "%".
+    # unquote_to_bytes decodes exactly the well-formed %XX and keeps any other "%";
+    # imported here, as urllib.parse costs more at import than this module.
+    from urllib.parse import unquote_to_bytes
+
     return Decoded(unquote_to_bytes(raw), raw, malformed=True)
 
 

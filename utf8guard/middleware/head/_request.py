@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from heapq import merge
 from operator import attrgetter
 from typing import Final
-from urllib.parse import quote_plus
 
 from ..._policy import Policy
 from ..._repair import repair
@@ -202,6 +201,9 @@ def _second_decode_findings(
 def _normalized_query(query: bytes, policy: Policy) -> bytes:
     if not query:
         return query
+    # Only a repaired request gets here: urllib.parse costs more at import.
+    from urllib.parse import quote_plus
+
     fields = []
     for _, name, _, value in _form_pairs(query):
         fixed_name = repair(percent_decode(name, plus_is_space=True).data, policy)

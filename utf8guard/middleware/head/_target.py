@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Final
-from urllib.parse import quote
 
 from ..._pathrules import LOOKALIKE_SEPARATORS
 from ..._policy import Policy
@@ -112,6 +111,9 @@ def holds_encoded_separator(raw: bytes) -> bool:
 
 def requoted(text: str) -> bytes:
     """``text`` percent-encoded as a path (RFC 3986 §3.3)."""
+    # Only a repaired request gets here: urllib.parse costs more at import.
+    from urllib.parse import quote
+
     return quote(text, safe=_PATH_SAFE).encode("ascii")
 
 

@@ -1,0 +1,109 @@
+"""Issue 28: what importing the package costs stays out of what a common request never
+needs, and every public name still imports where it did.
+
+Each check runs in a fresh ``python -S`` (an installed package gets no head start from
+the editable install's ``site`` hook), in both builds. The modules listed are imported
+at first use instead: a refusal's log record (``logging``), a configuration typo's
+suggestion (``difflib``), a WSGI refusal's reason phrase (``http``), a repaired or
+malformed escape (``urllib.parse``), ``safe_join`` (``pathlib``), a variation selector
+in a name (its table) and a multipart body (its inspector, ``paths`` and ``html``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+#: Modules each import must leave unimported (issue 28: each costs milliseconds).
+DEFERRED: Final = {
+    "utf8guard": ("logging", "pathlib", "urllib.parse", "http", "difflib", "json"),
+    "utf8guard.middleware": (
+        "logging",
+        "pathlib",
+        "urllib.parse",
+        "http",
+        "difflib",
+        "html",
+        "string",
+        "utf8guard.paths",
+        "utf8guard._variation_bases",
+        "utf8guard.middleware.body._multipart",
+    ),
+    "utf8guard.paths": ("pathlib", "urllib.parse", "utf8guard._variation_bases"),
+}
+#: Public modules whose ``__all__`` must resolve (the Django adapter needs Django).
+PUBLIC: Final = (
+    "utf8guard",
+    "utf8guard.paths",
+    "utf8guard.middleware",
+    "utf8guard.middleware.asgi",
+    "utf8guard.middleware.wsgi",
+)
+
+
+def _fresh(code: str, *, pure: bool) -> str:
+    """Run ``code`` in a fresh ``python -S`` with the repository on the path."""
+    env = dict(os.environ, UTF8GUARD_PURE_PYTHON="1" if pure else "0")
+    prelude = f"import os, sys; sys.path.insert(0, {str(ROOT)!r})\n"
+    done = subprocess.run(  # noqa: S603 - our own interpreter, fixed code
+        [sys.executable, "-S", "-c", prelude + code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+@pytest.mark.parametrize("module", sorted(DEFERRED))
+def test_import_leaves_deferred_modules_unimported(module: str, pure: bool) -> None:
+    code = f"import {module}\nprint('\\n'.join(sys.modules))"
+    loaded = set(_fresh(code, pure=pure).splitlines())
+    assert module in loaded
+    assert sorted(loaded & set(DEFERRED[module])) == []
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_every_public_name_still_imports(pure: bool) -> None:
+    code = (
+        "import importlib\n"
+        f"for name in {PUBLIC!r}:\n"
+        "    module = importlib.import_module(name)\n"
+        "    for attr in module.__all__:\n"
+        "        getattr(module, attr)\n"
+        "    print(name, len(module.__all__))\n"
+    )
+    lines = _fresh(code, pure=pure).splitlines()
+    assert [line.split()[0] for line in lines] == list(PUBLIC)
+    assert all(int(line.split()[1]) > 0 for line in lines)
+
+
+def test_deferred_imports_work_at_first_use() -> None:
+    # A multipart body, a WSGI refusal and safe_join in a process that had none yet.
+    code = (
+        "from utf8guard.middleware.engine._config import GuardConfig\n"
+        "from utf8guard.middleware.engine._engine import BodyCheck\n"
+        "from utf8guard.middleware.adapter._wsgi_response import send_problem\n"
+        "from utf8guard.paths import safe_join\n"
+        "check = BodyCheck([(b'content-type', b'multipart/form-data; boundary=B'),"
+        " (b'content-length', b'9')], GuardConfig(), 'http')\n"
+        "print(check.inspected, 'utf8guard.middleware.body._multipart'"
+        " in sys.modules)\n"
+        "status = []\n"
+        "send_problem(lambda s, h: status.append(s), (451, [], b''))\n"
+        "print(status[0])\n"
+        "print(safe_join('/srv', 'a/b').as_posix())\n"
+    )
+    assert _fresh(code, pure=False).splitlines() == [
+        "True True",
+        "451 Unavailable For Legal Reasons",
+        "/srv/a/b",
+    ]
