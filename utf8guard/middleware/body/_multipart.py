@@ -13,9 +13,11 @@ from typing import Final
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
 from ._multipart_part import (
+    CANONICAL_FIELD_HEAD,
     PartPlan,
     content_inspector,
     content_is_clean,
+    field_plan,
     part_plan,
     plan_rules,
 )
@@ -342,6 +344,12 @@ class MultipartInspector:
         head = self._last_head
         if head and self._buf.startswith(head, start):
             return self._open(findings, start + len(head), self._last_plan)
+        # A text field's block as browsers send it: whole, no CR or LF but its end,
+        # so the full path's block; its verdict, unless it holds the boundary.
+        field = CANONICAL_FIELD_HEAD.match(self._buf, start)
+        if field is not None and self._buf.find(self._boundary, start, field.end()) < 0:
+            self._last_head, self._last_plan = field[0], field_plan(field[1])
+            return self._open(findings, field.end(), self._last_plan)
         block_end = start
         if not self._buf.startswith(b"\r\n", start):
             # Resume 3 bytes back: the empty line may straddle chunks.
