@@ -194,7 +194,7 @@ def test_each_byte_in_a_name_gets_the_full_plan(byte: int, policy: Policy) -> No
 
 @pytest.mark.parametrize(
     "name",
-    [b"a", b"_charset_", b"user[email]", b"a-b.c_d", b"Z" * MAX_SAFE_NAME_BYTES],
+    [b"a", b"user[email]", b"a-b.c_d", b"Z" * MAX_SAFE_NAME_BYTES],
 )
 def test_browser_fields_take_the_fast_path(name: bytes) -> None:
     # What Chromium, Firefox, curl and requests send for a text field.
@@ -212,6 +212,7 @@ def test_browser_fields_take_the_fast_path(name: bytes) -> None:
         CANONICAL % b"",
         CANONICAL % (b"Z" * (MAX_SAFE_NAME_BYTES + 1)),
         CANONICAL % b"a%0D",
+        CANONICAL % b"_charset_",  # its content is the form's charset
         CANONICAL % "\u00e4".encode(),
         b'content-disposition: form-data; name="a"',
         b'Content-Disposition: form-data;name="a"',

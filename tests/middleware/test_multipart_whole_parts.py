@@ -3,9 +3,10 @@ no finding (kind, offset, name, ``fixable``), ``checked`` or ``dropped``.
 
 The shortcuts: a content checked in one call (streamed only when that call refuses
 it or a chunk cuts it), a header block equal to the last accepted one passing on
-its verdict, and a header block's line breaks counted instead of searched. The
-reference is the same parser with all three off; the body is fed whole, cut at
-random, and one byte at a time (where no non-empty content is ever whole)."""
+its verdict, a header block's line breaks counted instead of searched, and the pass
+over whole text fields (issue 28). The reference is the same parser with all four
+off; the body is fed whole, cut at random, and one byte at a time (where no
+non-empty content is ever whole)."""
 
 from __future__ import annotations
 
@@ -101,11 +102,15 @@ Run = tuple[list[tuple[str | None, str, int, bool]], list[int], int]
 
 
 class Reference(MultipartInspector):
-    """The parser with no header block passing on the last one's verdict."""
+    """The parser with no header block passing on the last one's verdict, and no
+    pass over whole fields."""
 
     def _headers(self, findings: list[Finding]) -> bool:
         self._last_head = b""
         return super()._headers(findings)
+
+    def _whole_fields(self) -> None:
+        pass
 
 
 def run(

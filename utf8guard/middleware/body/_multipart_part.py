@@ -63,13 +63,14 @@ PART_HEADERS: Final = frozenset(
 )
 #: The header block and empty line of a text field, byte for byte as Chromium,
 #: Firefox, curl, requests and httpx send it, with a name that ``safe_name`` keeps
-#: whole (its character class and length). Every rule of :func:`_plan` passes such
-#: a block, so its plan is :func:`field_plan` of the name; any other spelling (case,
-#: spaces, a token name, a filename, more fields) takes the full path.
-#: ``tests/middleware/test_multipart_canonical.py`` holds the two to the same verdicts.
+#: whole (its character class and length) other than ``_charset_``. Every rule of
+#: :func:`_plan` passes such a block, so its plan is :func:`field_plan` of the name;
+#: any other spelling (case, spaces, a token name, a filename, more fields) takes
+#: the full path. ``tests/middleware/test_multipart_canonical.py`` holds the two to
+#: the same verdicts.
 CANONICAL_FIELD_HEAD: Final = re.compile(
-    rb'Content-Disposition: form-data; name="([A-Za-z0-9._\-\[\]]{1,%d})"\r\n\r\n'
-    % MAX_SAFE_NAME_BYTES
+    rb'Content-Disposition: form-data; name="(?!_charset_")'
+    rb'([A-Za-z0-9._\-\[\]]{1,%d})"\r\n\r\n' % MAX_SAFE_NAME_BYTES
 )
 #: RFC 9110 §5.5: field-value = *( VCHAR / obs-text / SP / HTAB ); CR and LF are
 #: the framing's (bare ones are refused there).
@@ -169,10 +170,8 @@ def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding |
 
 
 def field_plan(name: bytes) -> PartPlan:
-    """The plan of a text field named ``name`` (safe, see CANONICAL_FIELD_HEAD) with
-    no other parameter or header: text, or the _charset_ field's check."""
-    text = name.decode("ascii")
-    return PartPlan(CHARSET_FIELD if text == CHARSET_FIELD else "text", text)
+    """The plan of a text field named ``name`` (see CANONICAL_FIELD_HEAD)."""
+    return PartPlan("text", name.decode("ascii"))
 
 
 def content_inspector(plan: PartPlan, start: int, policy: Policy) -> BodyInspector:
