@@ -311,28 +311,35 @@ class MultipartInspector:
         over the limit), it stops at that part's delimiter, and the steps take it.
         """
         buf, boundary, policy = self._buf, self._boundary, self._policy
-        opening = self._dash + b"\r\n"
         plan, head = self._last_plan, self._last_head
         if plan is None or plan.check != "text":
             head = b""
         match = CANONICAL_FIELD_HEAD.match
+        # RFC 2046 §5.1.1: a content ends at CRLF "--" boundary, and CRLF after
+        # that opens the next part.
+        between = b"\r\n" + self._dash + b"\r\n"
         pos, parts = self._pos, self._parts
-        while parts < self._max_parts and buf.startswith(opening, pos):
-            start = pos + len(opening)
+        opens = buf.startswith(between[2:], pos)
+        start = pos + len(between) - 2  # the header block, if a part opens
+        while opens and parts < self._max_parts:
             if head and buf.startswith(head, start):
-                start += len(head)
+                content = start + len(head)
             else:
                 field = match(buf, start)
-                if field is None or buf.find(boundary, start, field.end()) >= 0:
+                if field is None:
                     break
-                start = field.end()
-            found = buf.find(boundary, start)
-            # RFC 2046 §5.1.1: the content ends at CRLF "--" boundary.
-            if found - 4 < start or not buf.startswith(b"\r\n--", found - 4):
+                content = field.end()
+            # Found from the header block's start: the boundary is in neither.
+            end = buf.find(boundary, start) - 4
+            if end < content:
                 break
-            if not is_valid(buf[start : found - 4], policy):
+            opens = buf.startswith(between, end)
+            if not opens and not buf.startswith(b"\r\n--", end):
                 break
-            pos, parts = found - 2, parts + 1
+            if not is_valid(buf[content:end], policy):
+                break
+            pos, parts = end + 2, parts + 1
+            start = end + len(between)
         self._pos = self._scan = pos
         self._parts = parts
 
