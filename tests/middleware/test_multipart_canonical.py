@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, Policy
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.body import _multipart as multipart_module
+from utf8guard.middleware.body import _multipart_fields
 from utf8guard.middleware.body._multipart import MultipartInspector
 from utf8guard.middleware.body._multipart_part import (
     CANONICAL_FIELD_HEAD,
@@ -141,7 +142,9 @@ def run(
     if fast:
         return _run(data, boundary, chunks, config)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(multipart_module, "CANONICAL_FIELD_HEAD", re.compile(b"(?!)"))
+        never = re.compile(b"(?!)")
+        patch.setattr(multipart_module, "CANONICAL_FIELD_HEAD", never)
+        patch.setattr(_multipart_fields, "CANONICAL_FIELD_HEAD", never)
         return _run(data, boundary, chunks, config)
 
 

@@ -10,9 +10,9 @@ import enum
 import re
 from typing import Final
 
-from ..._scan import is_valid
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
+from ._multipart_fields import whole_fields
 from ._multipart_part import (
     CANONICAL_FIELD_HEAD,
     PartPlan,
@@ -302,46 +302,16 @@ class MultipartInspector:
         return self._fail(findings, kind, at)
 
     def _whole_fields(self) -> None:
-        """Pass over the text fields whole in the buffer that the steps below would
-        pass: a canonical or the last header block of a text field, clean content.
-
-        The hot loop of a body of many small fields (issue 28), so one method with
-        its names in locals: at the first part it cannot pass whole (another
-        header block, a content with a finding, a delimiter not yet here, the part
-        over the limit), it stops at that part's delimiter, and the steps take it.
-        """
-        buf, boundary, policy = self._buf, self._boundary, self._policy
+        """Pass the text fields whole in the buffer that the steps would pass."""
         plan, head = self._last_plan, self._last_head
         if plan is None or plan.check != "text":
             head = b""
-        match = CANONICAL_FIELD_HEAD.match
-        # RFC 2046 §5.1.1: a content ends at CRLF "--" boundary, and CRLF after
-        # that opens the next part.
-        between = b"\r\n" + self._dash + b"\r\n"
-        pos, parts = self._pos, self._parts
-        opens = buf.startswith(between[2:], pos)
-        start = pos + len(between) - 2  # the header block, if a part opens
-        while opens and parts < self._max_parts:
-            if head and buf.startswith(head, start):
-                content = start + len(head)
-            else:
-                field = match(buf, start)
-                if field is None:
-                    break
-                content = field.end()
-            # Found from the header block's start: the boundary is in neither.
-            end = buf.find(boundary, start) - 4
-            if end < content:
-                break
-            opens = buf.startswith(between, end)
-            if not opens and not buf.startswith(b"\r\n--", end):
-                break
-            if not is_valid(buf[content:end], policy):
-                break
-            pos, parts = end + 2, parts + 1
-            start = end + len(between)
+        room = self._max_parts - self._parts
+        pos, passed = whole_fields(
+            self._buf, self._pos, self._dash, head, self._policy, room
+        )
         self._pos = self._scan = pos
-        self._parts = parts
+        self._parts += passed
 
     def _after_delimiter(self, findings: list[Finding]) -> bool:
         """At ``--boundary``: then CRLF opens a part, ``--`` closes the body.
