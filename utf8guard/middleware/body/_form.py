@@ -247,11 +247,11 @@ class FormInspector:
                 pos = max(pos, 0 if at is None else at)
                 continue
             self._fed += len(data)
-            self._track_tail(whole, offsets, start)
+            self._track_tail(whole, start)
             pos = cut
         return findings
 
-    def _track_tail(self, whole: Decoded, offsets: _Offsets | None, start: int) -> None:
+    def _track_tail(self, whole: Decoded, start: int) -> None:
         """Remember where the bytes the validator holds came from (rarely any)."""
         pending = self._fed - self._utf8.position
         if not pending:
@@ -259,10 +259,7 @@ class FormInspector:
             return
         size = len(whole.data)
         count = size - max(size - pending, start)
-        if offsets is None:
-            fresh = [self._offset + at for at in _last_raw_offsets(whole.raw, count)]
-        else:
-            fresh = [self._offset + offsets.raw(i) for i in range(size - count, size)]
+        fresh = [self._offset + at for at in _last_raw_offsets(whole.raw, count)]
         self._tail = (self._tail + fresh)[-pending:]
 
     def _utf8_finding(self, buf: bytes, exc: Utf8Error, at: int | None) -> Finding:
