@@ -18,6 +18,9 @@ slower than ``--timeout`` seconds counts as a timeout: the server is restarted
 
 ``python -m bench.bench_scaling`` prints the Markdown tables; ``--write
 bench/README.md`` replaces the block between the markers in that file.
+``--max-parts`` sets the guarded servers' ``max_multipart_parts``: at the default
+(1000) the multipart shapes are refused at their 1001st part; raised, they time the
+parser on every part (issue 28).
 """
 
 from __future__ import annotations
@@ -38,7 +41,12 @@ from starlette.routing import Route
 
 from bench._load import Server, one_request
 from bench._shapes import BASELINE, BODY_SHAPES, HEAD_SHAPES, Shape, request
-from utf8guard.middleware import Utf8GuardMiddleware, Utf8GuardWSGIMiddleware
+from utf8guard.middleware import (
+    GuardConfig,
+    Utf8GuardMiddleware,
+    Utf8GuardWSGIMiddleware,
+)
+from utf8guard.middleware.engine._config import MAX_MULTIPART_PARTS
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
@@ -68,6 +76,8 @@ MIN_JUDGED_SECONDS: Final = 0.05
 TICK_SECONDS: Final = 1 / os.sysconf("SC_CLK_TCK")
 #: Gunicorn's header field limit for the run (0 means its default, 8190, since 23.0).
 GUNICORN_FIELD_BYTES: Final = 128 * KIB
+#: The servers' environment variable that carries ``--max-parts`` to the guard.
+MAX_PARTS_VARIABLE: Final = "BENCH_SCALING_MAX_PARTS"
 #: (status, seconds) of the fastest of a few tries of one raw request; None: timeout
 Timer = Callable[[bytes], "tuple[int, float] | None"]
 
@@ -83,14 +93,21 @@ def _starlette() -> ASGIApp:
     return Starlette(routes=[Route("/{rest:path}", _endpoint, methods=methods)])
 
 
+def _config() -> GuardConfig:
+    """Default options, but ``max_multipart_parts`` from ``--max-parts``."""
+    parts = os.environ.get(MAX_PARTS_VARIABLE, str(MAX_MULTIPART_PARTS))
+    return GuardConfig(max_multipart_parts=int(parts))
+
+
 def asgi_bare() -> ASGIApp:
     """uvicorn factory: the Starlette app alone."""
     return _starlette()
 
 
 def asgi_guarded() -> ASGIApp:
-    """uvicorn factory: the Starlette app behind the guard, default options."""
-    return Utf8GuardMiddleware(_starlette())
+    """uvicorn factory: the Starlette app behind the guard (default options but
+    ``--max-parts``)."""
+    return Utf8GuardMiddleware(_starlette(), config=_config())
 
 
 def _wsgi_app(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
@@ -102,7 +119,7 @@ def _wsgi_app(environ: WSGIEnvironment, start_response: StartResponse) -> list[b
 
 
 wsgi_bare = _wsgi_app
-wsgi_guarded = Utf8GuardWSGIMiddleware(_wsgi_app)
+wsgi_guarded = Utf8GuardWSGIMiddleware(_wsgi_app, config=_config())
 
 
 def _uvicorn(variant: str, timeout: float, port: int) -> list[str]:
@@ -346,8 +363,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="wall",
         help="wall: request sent to response read; cpu: the server's CPU time (Linux)",
     )
+    parser.add_argument(
+        "--max-parts",
+        type=int,
+        default=MAX_MULTIPART_PARTS,
+        help="the guard's max_multipart_parts (raise it to time every part)",
+    )
     parser.add_argument("--write", metavar="README", help="replace the marked block")
     args = parser.parse_args(argv)
+    # The servers inherit the environment (bench._load.Server).
+    os.environ[MAX_PARTS_VARIABLE] = str(args.max_parts)
     shapes = [(shape, args.head_sizes) for shape in HEAD_SHAPES]
     shapes += [(shape, args.body_sizes) for shape in BODY_SHAPES]
     cells = measure(shapes, args.repeats, args.timeout, args.clock)

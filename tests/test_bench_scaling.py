@@ -19,6 +19,8 @@ import pytest
 from bench import _load, bench_scaling
 from bench._shapes import BASELINE, BODY_SHAPES, HEAD_SHAPES, Shape, request
 from bench.bench_scaling import Cell
+from utf8guard.middleware import Utf8GuardMiddleware
+from utf8guard.middleware.engine._config import MAX_MULTIPART_PARTS
 
 SHAPES = HEAD_SHAPES + BODY_SHAPES
 
@@ -140,6 +142,7 @@ def test_main_prints_and_writes(
         ]
 
     monkeypatch.setattr(bench_scaling, "measure", fake_measure)
+    monkeypatch.setenv(bench_scaling.MAX_PARTS_VARIABLE, "7")  # main sets it
     readme = tmp_path / "README.md"
     readme.write_text(f"a\n{bench_scaling.BEGIN}\nold\n{bench_scaling.END}\nb\n")
     argv = ["--head-sizes", "1K,2K", "--body-sizes", "4K,8K", "--clock", "cpu"]
@@ -149,6 +152,19 @@ def test_main_prints_and_writes(
     assert readme.read_text() == f"a\n{block}b\n"
     assert "| s | multipart tiny parts | 8 KiB |" in block
     assert "server CPU milliseconds" in block
+    # The servers inherit the part limit through the environment.
+    assert os.environ[bench_scaling.MAX_PARTS_VARIABLE] == "1000"
+
+
+def test_max_parts_reaches_the_guarded_servers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(bench_scaling.MAX_PARTS_VARIABLE, "123")
+    guarded = bench_scaling.asgi_guarded()
+    assert isinstance(guarded, Utf8GuardMiddleware)
+    assert guarded.config.max_multipart_parts == 123
+    monkeypatch.delenv(bench_scaling.MAX_PARTS_VARIABLE)
+    assert bench_scaling._config().max_multipart_parts == MAX_MULTIPART_PARTS
 
 
 def test_cpu_seconds_of_a_process_group() -> None:

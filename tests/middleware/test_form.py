@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from utf8guard import STRICT, find_violation
-from utf8guard.middleware.body._form import FormInspector
+from utf8guard.middleware.body._form import FormInspector, _last_raw_offsets
 from utf8guard.middleware.body._text import MAX_BODY_FINDINGS
 from utf8guard.middleware.engine._engine import MAX_FINDINGS
 from utf8guard.middleware.engine._finding import Finding, safe_name
@@ -217,3 +217,35 @@ def test_malformed_escapes_are_capped_too() -> None:
     data = b"a=%G" * 100
     assert len(inspect(data, [7, 50])) == MAX_BODY_FINDINGS
     assert len(inspect(b"_charset_=x&" * 100, [])) == MAX_BODY_FINDINGS
+
+
+def _raw_offsets(raw: bytes) -> list[int]:
+    """The raw offset of each decoded byte, reading forwards (RFC 3986 §2.1: "%"
+    and two hex digits is one byte; anything else is itself)."""
+    found, i = [], 0
+    while i < len(raw):
+        found.append(i)
+        escape = raw[i : i + 1] == b"%" and re.fullmatch(
+            rb"[0-9A-Fa-f]{2}", raw[i + 1 : i + 3]
+        )
+        i += 3 if escape else 1
+    return found
+
+
+@given(st.lists(st.sampled_from([b"%", b"%C3", b"%a9", b"C", b"3", b"x", b"%%"])))
+def test_the_last_raw_offsets_read_backwards_match_a_forward_read(
+    pieces: list[bytes],
+) -> None:
+    # Issue 28: the offsets of a character a chunk cuts are read from the chunk's end.
+    raw = b"".join(pieces)
+    forward = _raw_offsets(raw)
+    for count in range(min(len(forward), 4) + 1):
+        assert _last_raw_offsets(raw, count) == forward[len(forward) - count :]
+
+
+@pytest.mark.parametrize("cut", range(1, 18))
+def test_a_character_cut_by_a_chunk_is_found_where_it_starts(cut: int) -> None:
+    # The chunk ends inside U+20AC's escapes, held by the validator, then it is
+    # followed by no continuation byte: the finding is at its first "%".
+    data = b"a=x%E2%82%AC%E2%82x"
+    assert inspect(data, [cut]) == [("a", "truncated", 12)]

@@ -3,13 +3,15 @@ no finding (kind, offset, name, ``fixable``), ``checked`` or ``dropped``.
 
 The shortcuts: a content checked in one call (streamed only when that call refuses
 it or a chunk cuts it), a header block equal to the last accepted one passing on
-its verdict, and a header block's line breaks counted instead of searched. The
-reference is the same parser with all three off; the body is fed whole, cut at
+its verdict, a header block's line breaks counted instead of searched, the
+canonical field header block and the pass over whole text fields (issue 28). The
+reference is the same parser with all five off; the body is fed whole, cut at
 random, and one byte at a time (where no non-empty content is ever whole)."""
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.body import _multipart as multipart_module
+from utf8guard.middleware.body import _multipart_fields
 from utf8guard.middleware.body._multipart import MultipartInspector
 from utf8guard.middleware.engine._finding import Finding
 
@@ -101,11 +104,15 @@ Run = tuple[list[tuple[str | None, str, int, bool]], list[int], int]
 
 
 class Reference(MultipartInspector):
-    """The parser with no header block passing on the last one's verdict."""
+    """The parser with no header block passing on the last one's verdict, and no
+    pass over whole fields."""
 
     def _headers(self, findings: list[Finding]) -> bool:
         self._last_head = b""
         return super()._headers(findings)
+
+    def _whole_fields(self) -> None:
+        pass
 
 
 def run(
@@ -119,6 +126,9 @@ def run(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(multipart_module, "content_is_clean", lambda *_: False)
         patch.setattr(multipart_module, "_paired_line_breaks", lambda _: False)
+        never = re.compile(b"(?!)")  # no canonical header block
+        patch.setattr(multipart_module, "CANONICAL_FIELD_HEAD", never)
+        patch.setattr(_multipart_fields, "CANONICAL_FIELD_HEAD", never)
         return _run(Reference(BOUNDARY, config), data, chunks)
 
 

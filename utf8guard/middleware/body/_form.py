@@ -247,22 +247,19 @@ class FormInspector:
                 pos = max(pos, 0 if at is None else at)
                 continue
             self._fed += len(data)
-            self._track_tail(whole, offsets, start)
+            self._track_tail(whole, start)
             pos = cut
         return findings
 
-    def _track_tail(self, whole: Decoded, offsets: _Offsets | None, start: int) -> None:
+    def _track_tail(self, whole: Decoded, start: int) -> None:
         """Remember where the bytes the validator holds came from (rarely any)."""
         pending = self._fed - self._utf8.position
         if not pending:
             self._tail = []
             return
-        offsets = offsets or _Offsets(whole.raw)
         size = len(whole.data)
-        fresh = [
-            self._offset + offsets.raw(i)
-            for i in range(max(size - pending, start), size)
-        ]
+        count = size - max(size - pending, start)
+        fresh = [self._offset + at for at in _last_raw_offsets(whole.raw, count)]
         self._tail = (self._tail + fresh)[-pending:]
 
     def _utf8_finding(self, buf: bytes, exc: Utf8Error, at: int | None) -> Finding:
@@ -307,6 +304,21 @@ class FormInspector:
             self._at_field_start = buf[cut - 1] == 0x26  # "&"
         self._carry = bytes(buf[cut:])
         self._offset += cut
+
+
+def _last_raw_offsets(raw: bytes, count: int) -> list[int]:
+    """The raw offsets of the last ``count`` decoded bytes of ``raw``, read from its
+    end (a character cut by the chunk: at most 3 bytes, not an _Offsets of all).
+
+    Every "%" and two hex digits is an escape however ``raw`` is read: the digits
+    of one escape never hold the "%" of another.
+    """
+    found: list[int] = []
+    end = len(raw)
+    for _ in range(count):
+        end -= 3 if PCT_ENCODED.fullmatch(raw, max(end - 3, 0), end) else 1
+        found.append(end)
+    return found[::-1]
 
 
 class _Offsets:

@@ -12,10 +12,13 @@ from typing import Final
 
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
+from ._multipart_fields import whole_fields
 from ._multipart_part import (
+    CANONICAL_FIELD_HEAD,
     PartPlan,
     content_inspector,
     content_is_clean,
+    field_plan,
     part_plan,
     plan_rules,
 )
@@ -207,6 +210,7 @@ class MultipartInspector:
         """Advance the parser by one state if the buffer allows; True on progress."""
         state = self._state
         if state is _DELIMITER:
+            self._whole_fields()
             return self._after_delimiter(findings)
         if state is _CONTENT:
             return self._content(findings)
@@ -297,6 +301,18 @@ class MultipartInspector:
             findings += part.feed(self._consume(at - self._pos))
         return self._fail(findings, kind, at)
 
+    def _whole_fields(self) -> None:
+        """Pass the text fields whole in the buffer that the steps would pass."""
+        plan, head = self._last_plan, self._last_head
+        if plan is None or plan.check != "text":
+            head = b""
+        room = self._max_parts - self._parts
+        pos, passed = whole_fields(
+            self._buf, self._pos, self._dash, head, self._policy, room
+        )
+        self._pos = self._scan = pos
+        self._parts += passed
+
     def _after_delimiter(self, findings: list[Finding]) -> bool:
         """At ``--boundary``: then CRLF opens a part, ``--`` closes the body.
 
@@ -342,6 +358,12 @@ class MultipartInspector:
         head = self._last_head
         if head and self._buf.startswith(head, start):
             return self._open(findings, start + len(head), self._last_plan)
+        # A text field's block as browsers send it: whole, no CR or LF but its end,
+        # so the full path's block; its verdict, unless it holds the boundary.
+        field = CANONICAL_FIELD_HEAD.match(self._buf, start)
+        if field is not None and self._buf.find(self._boundary, start, field.end()) < 0:
+            self._last_head, self._last_plan = field[0], field_plan(field[1])
+            return self._open(findings, field.end(), self._last_plan)
         block_end = start
         if not self._buf.startswith(b"\r\n", start):
             # Resume 3 bytes back: the empty line may straddle chunks.
