@@ -4,6 +4,7 @@ timing assertions (the numbers live in bench/README.md)."""
 from __future__ import annotations
 
 import io
+import os
 import socket
 import struct
 import subprocess
