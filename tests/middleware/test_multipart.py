@@ -14,11 +14,8 @@ from hypothesis import strategies as st
 
 from utf8guard import STRICT, reference
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware.body._multipart import (
-    MAX_KEPT_FINDINGS,
-    MAX_PART_HEADER_BYTES,
-    MultipartInspector,
-)
+from utf8guard.middleware.body._multipart import MAX_KEPT_FINDINGS, MultipartInspector
+from utf8guard.middleware.body._multipart_block import MAX_PART_HEADER_BYTES
 from utf8guard.middleware.body._multipart_names import filename_refusal, name_refusal
 from utf8guard.middleware.engine._config import MAX_MULTIPART_PARTS
 from utf8guard.middleware.engine._engine import MAX_FINDINGS
