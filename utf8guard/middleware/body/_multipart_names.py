@@ -34,6 +34,8 @@ __all__ = ["filename_refusal", "name_refusal"]
 
 #: A part's disposition parameters: lower-case name -> (offset, value).
 Params = dict[str, tuple[int, bytes]]
+#: What a rule says of one reading of a name: why it is refused, or None.
+Judge = Callable[[bytes], Kind | PathKind | None]
 #: Why a parameter is refused, and its offset.
 Refusal = tuple[Kind | RequestKind | PathKind, int]
 #: Issue 26: by default an upload name is refused only for what is unsafe or
@@ -64,9 +66,9 @@ def _extended_value(raw: bytes) -> bytes | RequestKind:
     return decoded.data
 
 
-def _escaped_reading(value: bytes) -> bytes | None:
-    """``value`` percent-decoded as Litestar and Sanic read a part's names, or None
-    when that reading is ``value`` itself (no escape: most names).
+def _escaped_refusal(value: bytes, refused: Judge) -> Kind | PathKind | None:
+    """What ``refused`` says of ``value`` percent-decoded as Litestar and Sanic read a
+    part's names; None when that reading is ``value`` itself (no escape: most names).
 
     HTML's form encoding (WHATWG, "multipart/form-data encoding algorithm") writes
     ``"``, CR and LF in names as ``%22``, ``%0D`` and ``%0A``; those frameworks undo
@@ -76,7 +78,7 @@ def _escaped_reading(value: bytes) -> bytes | None:
     if b"%" not in value:
         return None
     decoded = unquote_to_bytes(value)
-    return None if decoded == value else decoded
+    return None if decoded == value else refused(decoded)
 
 
 def name_refusal(params: Params, policy: Policy) -> Refusal | None:
@@ -89,8 +91,7 @@ def name_refusal(params: Params, policy: Policy) -> Refusal | None:
 
     if "name" in params:
         at, plain = params["name"]
-        decoded = _escaped_reading(plain)
-        kind = None if decoded is None else refused(decoded)
+        kind = _escaped_refusal(plain, refused)
         if kind is not None:
             return kind, at
     return _extended_refusal(params, "name*", refused)
@@ -128,16 +129,13 @@ def filename_refusal(
             refused = _reference_refusal(text) or unsafe(unescaped)
             if refused is not None:
                 return refused, at
-        decoded = _escaped_reading(plain)
-        refused = None if decoded is None else unsafe(decoded)
+        refused = _escaped_refusal(plain, unsafe)
         if refused is not None:
             return refused, at
     return _extended_refusal(params, "filename*", unsafe)
 
 
-def _extended_refusal(
-    params: Params, key: str, refused: Callable[[bytes], Kind | PathKind | None]
-) -> Refusal | None:
+def _extended_refusal(params: Params, key: str, refused: Judge) -> Refusal | None:
     """The refusal of extended parameter ``key`` (RFC 8187), if given: of its
     charset or escapes, else what ``refused`` says of its value."""
     if key not in params:
