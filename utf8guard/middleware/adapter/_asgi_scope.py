@@ -1,4 +1,4 @@
-"""The ASGI scope for the ASGI adapter: its types, the head read from it and put back.
+"""The ASGI scope: its types, the head read from it and put back, whether a body comes.
 
 The types are the ASGI 3 callable of asgiref's specification, without a framework
 dependency. A scope's values are the server's: odd types are read as empty, so the
