@@ -25,7 +25,7 @@ from ._policy import WELL_FORMED, Policy
 from ._repair import REPLACEMENT, repair
 from ._scan import BytesLike, iter_range, iter_violations
 from ._stream import _segments
-from ._violation import Kind
+from ._violation import ILL_FORMED
 
 __all__ = [
     "CESU8",
@@ -39,18 +39,6 @@ __all__ = [
     "repaired",
 ]
 
-#: Unicode ch. 3 Table 3-7 (RFC 3629 §4): the kinds that are not UTF-8 at all, as
-#: opposed to well-formed code points a policy refuses.
-ILL_FORMED: Final = frozenset(
-    {
-        Kind.OVERLONG,
-        Kind.SURROGATE,
-        Kind.OUT_OF_RANGE,
-        Kind.INVALID_BYTE,
-        Kind.UNEXPECTED_CONTINUATION,
-        Kind.TRUNCATED,
-    }
-)
 #: A longer stretch is handed on in parts, so memory stays bounded.
 MAX_STRETCH_BYTES: Final = 1 << 16
 #: Unicode Technical Report #26; Python has no codec of that name.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Final
 
 __all__ = ["Kind", "Utf8Error", "Violation"]
 
@@ -45,6 +46,20 @@ class Kind(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+#: The kinds of bytes that are not UTF-8 at all (Unicode ch. 3, Table 3-7; RFC 3629
+#: §4), as opposed to well-formed code points that a policy refuses.
+ILL_FORMED: Final = frozenset(
+    {
+        Kind.OVERLONG,
+        Kind.SURROGATE,
+        Kind.OUT_OF_RANGE,
+        Kind.INVALID_BYTE,
+        Kind.UNEXPECTED_CONTINUATION,
+        Kind.TRUNCATED,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,8 @@ from hypothesis import strategies as st
 
 from utf8guard import STRICT, reference
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware.body._multipart import (
-    MAX_KEPT_FINDINGS,
-    MAX_PART_HEADER_BYTES,
-    MultipartInspector,
-)
+from utf8guard.middleware.body._multipart import MAX_KEPT_FINDINGS, MultipartInspector
+from utf8guard.middleware.body._multipart_block import MAX_PART_HEADER_BYTES
 from utf8guard.middleware.body._multipart_names import filename_refusal, name_refusal
 from utf8guard.middleware.engine._config import MAX_MULTIPART_PARTS
 from utf8guard.middleware.engine._engine import MAX_FINDINGS
@@ -1015,7 +1012,7 @@ def test_filename_percent_decoded_reading_follows_the_name_rules(
     refusal = filename_refusal({"filename": (7, filename)}, STRICT)
     # U+202E is both a bidi control and default-ignorable: either kind names it.
     assert (refusal is not None) is refused
-    assert refusal is None or refusal[1] == 7
+    assert refusal is None or refusal.at == 7
 
 
 def test_filename_percent_decoded_to_invalid_utf8_is_refused() -> None:
@@ -1037,6 +1034,6 @@ def test_name_percent_decoded_reading_follows_the_policy(
     name: bytes, kind: str | None
 ) -> None:
     refusal = name_refusal({"name": (3, name)}, STRICT)
-    assert (None if refusal is None else (str(refusal[0]), refusal[1])) == (
+    assert (None if refusal is None else (str(refusal.kind), refusal.at)) == (
         None if kind is None else (kind, 3)
     )

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.body import _multipart as multipart_module
-from utf8guard.middleware.body import _multipart_fields
+from utf8guard.middleware.body import _multipart_block, _multipart_fields
 from utf8guard.middleware.body._multipart import MultipartInspector
 from utf8guard.middleware.engine._finding import Finding
 
@@ -125,7 +125,7 @@ def run(
         return _run(MultipartInspector(BOUNDARY, config), data, chunks)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(multipart_module, "content_is_clean", lambda *_: False)
-        patch.setattr(multipart_module, "_paired_line_breaks", lambda _: False)
+        patch.setattr(_multipart_block, "_paired_line_breaks", lambda _: False)
         never = re.compile(b"(?!)")  # no canonical header block
         patch.setattr(multipart_module, "CANONICAL_FIELD_HEAD", never)
         patch.setattr(_multipart_fields, "CANONICAL_FIELD_HEAD", never)

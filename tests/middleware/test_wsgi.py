@@ -19,10 +19,10 @@ from flask import Flask, request
 
 from utf8guard.middleware import GuardConfig, Utf8GuardWSGIMiddleware, ViolationEvent
 from utf8guard.middleware.adapter._wsgi_environ import environ_head
-from utf8guard.middleware.adapter._wsgi_input import input_chunks
+from utf8guard.middleware.adapter._wsgi_input import input_chunks, read_into
 from utf8guard.middleware.engine._engine import BodyCheck
 from utf8guard.middleware.engine._flow import BodyBuffer
-from utf8guard.middleware.wsgi import BLIND_SERVER_WARNING, _read_into
+from utf8guard.middleware.wsgi import BLIND_SERVER_WARNING
 
 if TYPE_CHECKING:
     from _typeshed import OptExcInfo
@@ -412,7 +412,7 @@ def test_input_error_propagates_in_report_mode() -> None:
     config = GuardConfig(mode="report")
     body = BodyCheck([(b"content-type", b"text/plain")], config, "wsgi")
     with pytest.raises(OSError, match="client disconnected"):
-        _read_into(BodyBuffer(body, config), input_chunks(environ))
+        read_into(BodyBuffer(body, config), input_chunks(environ))
 
 
 def test_uninspected_body_passes_untouched() -> None:

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
@@ -35,6 +35,7 @@ from .adapter._wsgi_input import (
     Pieces,
     has_body,
     input_chunks,
+    read_into,
     read_whole,
     reader,
     replay,
@@ -46,7 +47,6 @@ from .engine._engine import check_head
 from .engine._exclude import is_excluded, may_be_excluded
 from .engine._finding import RequestSummary
 from .engine._flow import BodyBuffer, BodyFlow, Route
-from .engine._problem import Problem
 from .engine._report import summarize
 from .engine._spool import REPLAY_BYTES
 from .head._fast import NO_BODY, Lane, Plan, head_plan, is_clean_whole, lane_for
@@ -228,7 +228,7 @@ class Utf8GuardWSGIMiddleware(Guard["WSGIApplication"]):
     ) -> Iterable[bytes]:
         try:
             chunks = input_chunks(environ)
-            problem = _read_into(buffer, chunks)
+            problem = read_into(buffer, chunks)
             if problem is not None:
                 buffer.close()
                 return _send_problem(start_response, problem)
@@ -296,28 +296,6 @@ def _with_head(
     for key, (_, value) in zip(keys, head.headers, strict=True):
         changed[key] = value.decode("latin-1")
     return changed
-
-
-def _read_into(
-    buffer: BodyBuffer, chunks: Iterator[tuple[bytes, bool]]
-) -> Problem | None:
-    """Read and check the body into ``buffer``; a problem means refuse.
-
-    Stops early when the rest of the body passes unread (``buffer.passing``):
-    ``chunks`` then holds the rest, unread.
-    """
-    try:
-        for chunk, last in chunks:
-            problem = buffer.feed(chunk, last=last)
-            if problem is not None or buffer.passing:
-                return problem
-    except OSError:
-        # The message is never shown: it may quote the body (Werkzeug's chunk errors).
-        problem = buffer.unreadable()
-        if problem is None:
-            raise  # report mode changes nothing
-        return problem
-    return buffer.end()
 
 
 def _streamed(

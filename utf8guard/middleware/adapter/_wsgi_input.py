@@ -14,7 +14,8 @@ from itertools import chain
 from typing import IO, TYPE_CHECKING, Final
 
 from ..engine._engine import content_length
-from ..engine._flow import StreamGate
+from ..engine._flow import BodyBuffer, StreamGate
+from ..engine._problem import Problem
 from ..engine._spool import REPLAY_BYTES, BodySpool
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ __all__ = [
     "Pieces",
     "has_body",
     "input_chunks",
+    "read_into",
     "read_whole",
     "reader",
     "replay",
@@ -170,6 +172,28 @@ class CheckedInput(Pieces):
     def readinto(self, buffer: WriteableBuffer) -> int:
         self._raise_if_refused()
         return super().readinto(buffer)
+
+
+def read_into(
+    buffer: BodyBuffer, chunks: Iterator[tuple[bytes, bool]]
+) -> Problem | None:
+    """Read and check the body into ``buffer``; a problem means refuse.
+
+    Stops early when the rest of the body passes unread (``buffer.passing``):
+    ``chunks`` then holds the rest, unread.
+    """
+    try:
+        for chunk, last in chunks:
+            problem = buffer.feed(chunk, last=last)
+            if problem is not None or buffer.passing:
+                return problem
+    except OSError:
+        # The message is never shown: it may quote the body (Werkzeug's chunk errors).
+        problem = buffer.unreadable()
+        if problem is None:
+            raise  # report mode changes nothing
+        return problem
+    return buffer.end()
 
 
 def read_whole(environ: WSGIEnvironment, length: int) -> bytes | None:

@@ -1,17 +1,18 @@
 """``multipart/form-data`` bodies (RFC 7578, RFC 2046 §5.1): the streaming framing.
 
-This module finds delimiters and header blocks; :mod:`._multipart_part` decides what
-one part's headers allow.
+This module finds delimiters and follows the grammar's states; :mod:`._multipart_block`
+finds where a part's header block ends, :mod:`._multipart_part` decides what one
+part's headers allow.
 """
 
 from __future__ import annotations
 
 import enum
-import re
 from typing import Final
 
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
+from ._multipart_block import BlockRefusal, header_block_end
 from ._multipart_fields import whole_fields
 from ._multipart_part import (
     CANONICAL_FIELD_HEAD,
@@ -24,28 +25,12 @@ from ._multipart_part import (
 )
 from ._text import BodyInspector, body_finding
 
-__all__ = ["MAX_PART_HEADER_BYTES", "MultipartInspector"]
+__all__ = ["MultipartInspector"]
 
 #: Findings one body returns (one per bad field, so a form of many bad fields would
 #: make many); the rest are counted in ``dropped``. Equal to the engine's
 #: MAX_FINDINGS, which caps what is reported per request.
 MAX_KEPT_FINDINGS: Final = 16
-#: Longest header block of one multipart part; more is refused, not truncated.
-MAX_PART_HEADER_BYTES: Final = 16 * 1024
-#: RFC 2046 §5.1.1 and RFC 5322 §2.2: lines end in CRLF; a CR or LF alone is a
-#: line break to Werkzeug and not to python-multipart.
-_BARE_LINE_BREAK: Final = re.compile(rb"\r(?!\n)|(?<!\r)\n")
-#: CR and LF as ints, which ``in`` finds with one memchr (see _json._BACKSLASH).
-_CR: Final = ord("\r")
-_LF: Final = ord("\n")
-
-
-def _paired_line_breaks(block: bytes) -> bool:
-    """True when every CR and LF in ``block`` is in a CRLF: none is bare."""
-    if _CR not in block and _LF not in block:
-        return True  # one header line: two memchr, not three counts
-    crlf = block.count(b"\r\n")
-    return block.count(b"\r") == crlf == block.count(b"\n")
 
 
 class _State(enum.Enum):
@@ -364,40 +349,13 @@ class MultipartInspector:
         if field is not None and self._buf.find(self._boundary, start, field.end()) < 0:
             self._last_head, self._last_plan = field[0], field_plan(field[1])
             return self._open(findings, field.end(), self._last_plan)
-        block_end = start
-        if not self._buf.startswith(b"\r\n", start):
-            # Resume 3 bytes back: the empty line may straddle chunks.
-            block_end = self._buf.find(b"\r\n\r\n", max(self._scan - 3, start))
-        if 0 <= block_end - start <= MAX_PART_HEADER_BYTES:
-            block = self._buf[start:block_end]
-            # A whole block within the limit, every CR and LF in a CRLF and no
-            # boundary: what the checks below pass, in fewer calls.
-            if _paired_line_breaks(block) and self._boundary not in block:
-                return self._accept(findings, block, block_end)
-        searched = len(self._buf) if block_end < 0 else block_end
-        # Each verdict looks at the same bytes however the block arrives: at most
-        # the limit, plus 3 bytes of an empty line not yet complete.
-        last = min(searched, start + MAX_PART_HEADER_BYTES + 3)
-        # Resume 1 byte back: the lookbehind needs the byte before.
-        bare = _BARE_LINE_BREAK.search(self._buf, max(self._scan - 1, start), last)
-        # A CR at the end of the bytes so far may yet be followed by LF.
-        pending = bare is not None and bare.end() == len(self._buf)
-        if bare is not None and not (pending and bare.group() == b"\r"):
-            kind = RequestKind.MULTIPART_BARE_LINE_BREAK
-            return self._fail(findings, kind, bare.start())
-        limit = MAX_PART_HEADER_BYTES + (3 if block_end < 0 else 0)
-        if searched - start > limit:
-            return self._fail(findings)
-        if block_end < 0:
+        end = header_block_end(self._buf, start, self._scan, self._boundary)
+        if end is None:
             self._scan = len(self._buf)
             return False
-        stray = self._buf.find(self._boundary, start, block_end)
-        if stray >= 0:
-            if stray >= start + 2 and self._buf.startswith(b"--", stray - 2):
-                stray -= 2
-            kind = RequestKind.MULTIPART_BOUNDARY_IN_PART
-            return self._fail(findings, kind, stray)
-        return self._accept(findings, self._buf[start:block_end], block_end)
+        if isinstance(end, BlockRefusal):
+            return self._fail(findings, end.kind, end.at)
+        return self._accept(findings, self._buf[start:end], end)
 
     def _accept(self, findings: list[Finding], block: bytes, block_end: int) -> bool:
         """The header block ``block`` is whole and well framed: its verdict."""

@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Callable
 from functools import partial
-from typing import Final
+from typing import Final, NamedTuple
 from urllib.parse import unquote_to_bytes
 
 from ..._pathrules import (
@@ -30,12 +30,12 @@ from ..engine._finding import RequestKind
 from ..head._percent import percent_decode
 from ._mediatype import UTF8_CHARSET_NAMES
 
-__all__ = ["filename_refusal", "name_refusal"]
+__all__ = ["NameRefusal", "filename_refusal", "name_refusal"]
 
 #: A part's disposition parameters: lower-case name -> (offset, value).
 Params = dict[str, tuple[int, bytes]]
-#: Why a parameter is refused, and its offset.
-Refusal = tuple[Kind | RequestKind | PathKind, int]
+#: What a rule says of one reading of a name: why it is refused, or None.
+Judge = Callable[[bytes], Kind | PathKind | None]
 #: Issue 26: by default an upload name is refused only for what is unsafe or
 #: deceptive on every platform, so the POSIX set (separators, dot names, controls,
 #: bidi and default-ignorable characters, look-alikes) and no length limit: the
@@ -47,6 +47,13 @@ NAME_PLATFORM: Final[Platform] = "posix"
 WINDOWS_NAME_PLATFORM: Final[Platform] = "universal"
 #: HTML §13.2.5.73-80: a numeric character reference, "&#" digits or "&#x" hex digits.
 _NUMERIC_REFERENCE: Final = re.compile(r"&#(?:[xX]([0-9A-Fa-f]+)|([0-9]+))")
+
+
+class NameRefusal(NamedTuple):
+    """Why a name parameter is refused, and the parameter's offset in the block."""
+
+    kind: Kind | RequestKind | PathKind
+    at: int
 
 
 def _extended_value(raw: bytes) -> bytes | RequestKind:
@@ -64,9 +71,9 @@ def _extended_value(raw: bytes) -> bytes | RequestKind:
     return decoded.data
 
 
-def _escaped_reading(value: bytes) -> bytes | None:
-    """``value`` percent-decoded as Litestar and Sanic read a part's names, or None
-    when that reading is ``value`` itself (no escape: most names).
+def _escaped_refusal(value: bytes, refused: Judge) -> Kind | PathKind | None:
+    """What ``refused`` says of ``value`` percent-decoded as Litestar and Sanic read a
+    part's names; None when that reading is ``value`` itself (no escape: most names).
 
     HTML's form encoding (WHATWG, "multipart/form-data encoding algorithm") writes
     ``"``, CR and LF in names as ``%22``, ``%0D`` and ``%0A``; those frameworks undo
@@ -76,10 +83,10 @@ def _escaped_reading(value: bytes) -> bytes | None:
     if b"%" not in value:
         return None
     decoded = unquote_to_bytes(value)
-    return None if decoded == value else decoded
+    return None if decoded == value else refused(decoded)
 
 
-def name_refusal(params: Params, policy: Policy) -> Refusal | None:
+def name_refusal(params: Params, policy: Policy) -> NameRefusal | None:
     """A refusal in ``name``'s percent-decoded reading or in ``name*`` (F5:
     ``name*=utf-7''...`` is ``<script>`` to Django)."""
 
@@ -89,16 +96,15 @@ def name_refusal(params: Params, policy: Policy) -> Refusal | None:
 
     if "name" in params:
         at, plain = params["name"]
-        decoded = _escaped_reading(plain)
-        kind = None if decoded is None else refused(decoded)
+        kind = _escaped_refusal(plain, refused)
         if kind is not None:
-            return kind, at
+            return NameRefusal(kind, at)
     return _extended_refusal(params, "name*", refused)
 
 
 def filename_refusal(
     params: Params, policy: Policy, *, windows: bool = False
-) -> Refusal | None:
+) -> NameRefusal | None:
     """The first refusal in ``filename`` or ``filename*``, and that parameter's offset.
 
     Findings point at the parameter, not into its value: the value may be quoted or
@@ -113,7 +119,7 @@ def filename_refusal(
         quoted = plain.replace(b"%22", b'"')
         refused = unsafe(quoted)
         if refused is not None:
-            return refused, at
+            return NameRefusal(refused, at)
         # Django reads HTML character references in a filename (&#47; is "/",
         # &#x2215; a slash look-alike): its reading gets the same rules, unless it
         # is the name just checked (no "&" and no "%22": most names).
@@ -123,21 +129,18 @@ def filename_refusal(
         except ValueError:
             # A decimal reference past int()'s digit limit (CVE-2020-10735):
             # html.unescape raises, so Django's reading of the name fails (500).
-            return Kind.OUT_OF_RANGE, at
+            return NameRefusal(Kind.OUT_OF_RANGE, at)
         if unescaped != quoted:
             refused = _reference_refusal(text) or unsafe(unescaped)
             if refused is not None:
-                return refused, at
-        decoded = _escaped_reading(plain)
-        refused = None if decoded is None else unsafe(decoded)
+                return NameRefusal(refused, at)
+        refused = _escaped_refusal(plain, unsafe)
         if refused is not None:
-            return refused, at
+            return NameRefusal(refused, at)
     return _extended_refusal(params, "filename*", unsafe)
 
 
-def _extended_refusal(
-    params: Params, key: str, refused: Callable[[bytes], Kind | PathKind | None]
-) -> Refusal | None:
+def _extended_refusal(params: Params, key: str, refused: Judge) -> NameRefusal | None:
     """The refusal of extended parameter ``key`` (RFC 8187), if given: of its
     charset or escapes, else what ``refused`` says of its value."""
     if key not in params:
@@ -145,7 +148,7 @@ def _extended_refusal(
     at, extended = params[key]
     value = _extended_value(extended)
     kind = value if isinstance(value, RequestKind) else refused(value)
-    return None if kind is None else (kind, at)
+    return None if kind is None else NameRefusal(kind, at)
 
 
 def _reference_refusal(text: str) -> Kind | None:

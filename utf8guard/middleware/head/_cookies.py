@@ -36,7 +36,7 @@ from typing import Final
 
 from ..._policy import Policy
 from ..._scan import is_valid, iter_violations
-from ..._violation import Kind
+from ..._violation import ILL_FORMED, Kind
 from ..engine._finding import Finding, Location, RequestKind
 from ._percent import ESCAPE_RUN, percent_decode
 from ._trigger import Trigger
@@ -84,17 +84,6 @@ _ASCII_MAX: Final = 0x7F
 _OCTAL_BYTES: Final = 4
 #: C0 controls end here (Unicode ch. 23.1); DEL is _ASCII_MAX.
 _C0_MAX: Final = 0x1F
-#: The ill-formed kinds (Unicode ch. 3, Table 3-7): a byte reading that is not UTF-8.
-_ILL_FORMED: Final = frozenset(
-    {
-        Kind.OVERLONG,
-        Kind.SURROGATE,
-        Kind.OUT_OF_RANGE,
-        Kind.INVALID_BYTE,
-        Kind.UNEXPECTED_CONTINUATION,
-        Kind.TRUNCATED,
-    }
-)
 #: The forms a lax decoder turns into a character a strict one refuses: C0 AF is
 #: "/" to it (CVE-2000-0884), ED A0 80 a surrogate.
 _LAX_FORMS: Final = frozenset({Kind.OVERLONG, Kind.SURROGATE, Kind.OUT_OF_RANGE})
@@ -222,7 +211,7 @@ def _run_findings(run: bytes, starts: list[int], policy: Policy) -> Iterator[Fin
     ``http.cookies``' code points are (then Werkzeug reads U+FFFD for what is not
     UTF-8), unless a lax decoder reads a form Table 3-7 forbids."""
     found = list(_text_findings(run, policy))
-    if not any(finding.kind in _ILL_FORMED for finding in found):
+    if not any(finding.kind in ILL_FORMED for finding in found):
         for finding in found:
             yield replace(finding, offset=starts[finding.offset], fixable=False)
         return
