@@ -19,7 +19,7 @@
  * isinstance(x, bytes) through a faked __class__ raises the TypeError bytes.join
  * raises for it, even when it has a buffer that bytes.join would accept.
  */
-#include "_speedups_shared.h"
+#include "_speedups_load.h"
 
 #include <string.h>
 
@@ -180,15 +180,9 @@ static int is_printable(const uint8_t *p, size_t n) {
 static PyObject *policy_type;
 
 static int is_exact_policy(PyObject *policy) {
-    if (policy_type == NULL) {
-        PyObject *module = PyImport_ImportModule("utf8guard._policy");
-        if (module == NULL)
-            return -1;
-        policy_type = PyObject_GetAttrString(module, "Policy");
-        Py_DECREF(module);
-        if (policy_type == NULL)
-            return -1;
-    }
+    if (policy_type == NULL &&
+        (policy_type = speedups_table("utf8guard._policy", "Policy")) == NULL)
+        return speedups_table_failed("utf8guard._policy", "Policy");
     return (PyObject *)Py_TYPE(policy) == policy_type;
 }
 
@@ -397,25 +391,12 @@ static uint8_t tchar[256];
 static int tchar_loaded;
 
 static int load_tchar(void) {
-    PyObject *abnf = PyImport_ImportModule("utf8guard.middleware.head._abnf");
-    if (abnf == NULL)
-        return -1;
-    PyObject *chars = PyObject_GetAttrString(abnf, "TCHAR");
-    Py_DECREF(abnf);
-    if (chars == NULL)
-        return -1;
-    int rc = 0;
-    if (!PyBytes_CheckExact(chars)) {
-        PyErr_SetString(PyExc_TypeError, "_abnf.TCHAR must be bytes");
-        rc = -1;
-    } else {
-        const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(chars);
-        for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(chars); i++)
-            tchar[p[i]] = 1;
-        tchar_loaded = 1;
-    }
-    Py_DECREF(chars);
-    return rc;
+    const char *abnf = "utf8guard.middleware.head._abnf";
+    PyObject *chars = speedups_table(abnf, "TCHAR");
+    int rc = chars == NULL ? -1 : speedups_byte_set(tchar, chars, 0, "TCHAR");
+    Py_XDECREF(chars);
+    tchar_loaded = rc == 0;
+    return rc < 0 ? speedups_table_failed(abnf, "TCHAR") : 0;
 }
 
 /* The fields whose count and values the proof weighs, by lower-case name: py
@@ -496,17 +477,10 @@ static int some_needle_lacks(PyObject *trigger, uint8_t byte, int printable) {
     return 0;
 }
 
-/* Reads _clean.TRIGGERS: (raw_path, decoded_path, decoded_query, values, ((name,
- * trigger), ...), once, declined), each field name one of `once`. 0, or -1 with an
- * exception set. */
-static int load_triggers(void) {
-    PyObject *clean = PyImport_ImportModule("utf8guard.middleware.head._clean");
-    if (clean == NULL)
-        return -1;
-    PyObject *table = PyObject_GetAttrString(clean, "TRIGGERS");
-    Py_DECREF(clean);
-    if (table == NULL)
-        return -1;
+/* Reads _clean.TRIGGERS (a new reference, which it keeps): (raw_path,
+ * decoded_path, decoded_query, values, ((name, trigger), ...), once, declined),
+ * each field name one of `once`. 0, or -1 with an exception set. */
+static int read_triggers(PyObject *table) {
     Py_XSETREF(trigger_table, table);
     memset(field_names, 0, sizeof field_names);
     if (!PyTuple_Check(table) || PyTuple_GET_SIZE(table) != 7 ||
@@ -542,6 +516,14 @@ static int load_triggers(void) {
             return -1;
     }
     triggers_loaded = 1;
+    return 0;
+}
+
+static int load_triggers(void) {
+    const char *clean = "utf8guard.middleware.head._clean";
+    PyObject *table = speedups_table(clean, "TRIGGERS");
+    if (table == NULL || read_triggers(table) < 0)
+        return speedups_table_failed(clean, "TRIGGERS");
     return 0;
 }
 
