@@ -91,11 +91,9 @@ static int read_delimiters(PyObject *table) {
     return ok ? 0 : -1;
 }
 
-/* Reads ENVIRON_KEYS, TARGET_DELIMITERS, header_field and target_path once; -1 with
- * an exception set on failure. */
-static int load_environ_table(void) {
-    if (fields != NULL)
-        return 0;
+/* Reads ENVIRON_KEYS, TARGET_DELIMITERS, header_field and target_path (once: fields
+ * is set last); -1 with an exception set on failure. */
+Py_NO_INLINE static int load_environ_table(void) {
     PyObject *table = speedups_table(ENVIRON, "ENVIRON_KEYS");
     PyObject *splits = speedups_table(ENVIRON, "TARGET_DELIMITERS");
     PyObject *function = speedups_table(ENVIRON, "header_field");
@@ -209,10 +207,10 @@ static PyObject *header_pairs(PyObject *environ, int *python) {
             *python = 1;
             break;
         }
-        if (!PyUnicode_Check(value))
-            continue;
         if (!PyUnicode_CheckExact(value)) {
-            *python = 1; /* a str subclass may compare and encode as it likes */
+            if (!PyUnicode_Check(value))
+                continue; /* no str: no header (_headers) */
+            *python = 1;  /* a str subclass may compare and encode as it likes */
             break;
         }
         PyObject *field = memo_field_of(position, key);
@@ -262,7 +260,7 @@ PyObject *speedups_environ_parts(PyObject *module, PyObject *environ) {
     (void)module;
     if (!PyDict_CheckExact(environ))
         Py_RETURN_NONE;
-    if (load_environ_table() < 0)
+    if (fields == NULL && load_environ_table() < 0)
         return NULL;
     int python = 0;
     PyObject *target = NULL, *script = NULL, *info = NULL, *app_path = NULL;

@@ -179,10 +179,16 @@ static int is_printable(const uint8_t *p, size_t n) {
  * below may leave it unread where py_scan_head reads it. */
 static PyObject *policy_type;
 
+/* Loaders run once, outside the hot path (Py_NO_INLINE: they stay out of their
+ * callers' code). */
+Py_NO_INLINE static int load_policy_type(void) {
+    policy_type = speedups_table("utf8guard._policy", "Policy");
+    return policy_type == NULL ? speedups_table_failed("utf8guard._policy", "Policy") : 0;
+}
+
 static int is_exact_policy(PyObject *policy) {
-    if (policy_type == NULL &&
-        (policy_type = speedups_table("utf8guard._policy", "Policy")) == NULL)
-        return speedups_table_failed("utf8guard._policy", "Policy");
+    if (policy_type == NULL && load_policy_type() < 0)
+        return -1;
     return (PyObject *)Py_TYPE(policy) == policy_type;
 }
 
@@ -390,7 +396,7 @@ static int clean_query(PyObject *query, PyObject *policy) {
 static uint8_t tchar[256];
 static int tchar_loaded;
 
-static int load_tchar(void) {
+Py_NO_INLINE static int load_tchar(void) {
     const char *abnf = "utf8guard.middleware.head._abnf";
     PyObject *chars = speedups_table(abnf, "TCHAR");
     int rc = chars == NULL ? -1 : speedups_byte_set(tchar, chars, 0, "TCHAR");
@@ -519,7 +525,7 @@ static int read_triggers(PyObject *table) {
     return 0;
 }
 
-static int load_triggers(void) {
+Py_NO_INLINE static int load_triggers(void) {
     const char *clean = "utf8guard.middleware.head._clean";
     PyObject *table = speedups_table(clean, "TRIGGERS");
     if (table == NULL || read_triggers(table) < 0)
