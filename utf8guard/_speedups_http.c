@@ -271,19 +271,15 @@ static int load_set(needle_set *set, PyObject *trigger) {
     PyObject *needles = PyTuple_Check(trigger) && PyTuple_GET_SIZE(trigger) == 2
                             ? PyTuple_GET_ITEM(trigger, 0)
                             : NULL;
-    if (needles == NULL || !PyTuple_CheckExact(needles)) {
-        PyErr_SetString(PyExc_TypeError, "_clean.TRIGGERS: needles must be a tuple");
+    const char *message = "_clean.TRIGGERS: needles must be a tuple of non-empty bytes";
+    if (needles == NULL) {
+        PyErr_SetString(PyExc_TypeError, message);
         return -1;
     }
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(needles); k++) {
-        PyObject *needle = PyTuple_GET_ITEM(needles, k);
-        if (!PyBytes_CheckExact(needle) || PyBytes_GET_SIZE(needle) == 0) {
-            PyErr_SetString(PyExc_TypeError,
-                            "_clean.TRIGGERS: a needle must be non-empty bytes");
-            return -1;
-        }
-        set->first[(uint8_t)PyBytes_AS_STRING(needle)[0]] = 1;
-    }
+    if (speedups_bytes_tuple(needles, message) < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(needles); k++)
+        set->first[(uint8_t)PyBytes_AS_STRING(PyTuple_GET_ITEM(needles, k))[0]] = 1;
     set->needles = needles;
     return 0;
 }
@@ -458,15 +454,11 @@ static int load_names(PyObject *names, int first, Py_ssize_t count, int at_most)
                         "_clean.TRIGGERS: once and declined must be tuples of names");
         return -1;
     }
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(names); k++) {
-        PyObject *name = PyTuple_GET_ITEM(names, k);
-        if (!PyBytes_CheckExact(name) || PyBytes_GET_SIZE(name) == 0) {
-            PyErr_SetString(PyExc_TypeError,
-                            "_clean.TRIGGERS: a field name must be non-empty bytes");
-            return -1;
-        }
-        field_names[first + k] = name;
-    }
+    if (speedups_bytes_tuple(names, "_clean.TRIGGERS: a field name must be non-empty "
+                                    "bytes") < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(names); k++)
+        field_names[first + k] = PyTuple_GET_ITEM(names, k);
     return 0;
 }
 

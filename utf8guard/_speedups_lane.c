@@ -14,6 +14,13 @@
  * Python code runs only where the twin runs it too: a Policy's attributes the first
  * time it is seen, and what _speedups_http.c runs for headers of odd types. Items
  * read from the scope and message dicts are held by strong references meanwhile.
+ *
+ * The tables (the look-alikes, the Content-Length grammar, the JSON opening) are
+ * read through _speedups_load.h. Which types are read in C is plumbing, not a rule:
+ * a scope or message that is no exact dict, a version or message type that is no
+ * exact str, a body that is no exact bytes is declined (None or False: the full
+ * check decides), exactly where py_asgi_plan and py_whole_plain_json decline it
+ * (their `type(x) is ...` tests), so no subclass's code runs in either build.
  */
 #include "_speedups_load.h"
 
@@ -131,9 +138,16 @@ static PyObject *get(PyObject *dict, PyObject *key) {
     return Py_NewRef(value != NULL ? value : Py_None);
 }
 
-/* A _fast.Lane: a 6-tuple ending in a dict; else 0 with TypeError set. The tuple
- * holds what is read from it for the whole call. */
-static int is_lane(PyObject *lane) {
+/* `want` arguments, the first a _fast.Lane (a 6-tuple ending in a dict, which holds
+ * what is read from it for the whole call): 1, else 0 with TypeError set. */
+static int lane_args(const char *name, PyObject *const *args, Py_ssize_t nargs,
+                     Py_ssize_t want) {
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s expected %zd arguments, got %zd", name, want,
+                     nargs);
+        return 0;
+    }
+    PyObject *lane = args[0];
     if (PyTuple_Check(lane) && PyTuple_GET_SIZE(lane) == 6 &&
         PyDict_CheckExact(PyTuple_GET_ITEM(lane, 5)))
         return 1;
@@ -311,11 +325,7 @@ const char speedups_head_plan_doc[] =
 PyObject *speedups_head_plan(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "head_plan expected 6 arguments, got %zd", nargs);
-        return NULL;
-    }
-    if (!is_lane(args[0]))
+    if (!lane_args("head_plan", args, nargs, 6))
         return NULL;
     int bodiless = PyObject_IsTrue(args[5]);
     return bodiless < 0 ? NULL : plan_parts(args[0], args + 1, bodiless);
@@ -329,13 +339,9 @@ const char speedups_asgi_plan_doc[] =
 PyObject *speedups_asgi_plan(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "asgi_plan expected 2 arguments, got %zd", nargs);
+    if (!lane_args("asgi_plan", args, nargs, 2))
         return NULL;
-    }
     PyObject *lane = args[0], *scope = args[1];
-    if (!is_lane(lane))
-        return NULL;
     if (!PyDict_CheckExact(scope))
         Py_RETURN_NONE;
     if (!keys_loaded && load_keys() < 0)
@@ -385,14 +391,9 @@ const char speedups_whole_plain_json_doc[] =
 PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
                                     Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "whole_plain_json expected 3 arguments, got %zd",
-                     nargs);
+    if (!lane_args("whole_plain_json", args, nargs, 3))
         return NULL;
-    }
     PyObject *lane = args[0], *message = args[1];
-    if (!is_lane(lane))
-        return NULL;
     Py_ssize_t length = PyLong_AsSsize_t(args[2]);
     if (length == -1 && PyErr_Occurred())
         return NULL;

@@ -96,4 +96,17 @@ static inline int speedups_byte_set(uint8_t set[256], PyObject *chars,
     return ok ? 0 : -1;
 }
 
+/* 0 when `items` is a tuple of non-empty exact bytes, else -1 with TypeError
+ * `message` set. */
+static inline int speedups_bytes_tuple(PyObject *items, const char *message) {
+    int ok = PyTuple_CheckExact(items);
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(items); i++) {
+        PyObject *item = PyTuple_GET_ITEM(items, i);
+        ok = PyBytes_CheckExact(item) && PyBytes_GET_SIZE(item) > 0;
+    }
+    if (!ok)
+        PyErr_SetString(PyExc_TypeError, message);
+    return ok ? 0 : -1;
+}
+
 #endif
