@@ -93,7 +93,7 @@ static int read_delimiters(PyObject *table) {
 
 /* Reads ENVIRON_KEYS, TARGET_DELIMITERS, header_field and target_path (once: fields
  * is set last); -1 with an exception set on failure. */
-Py_NO_INLINE static int load_environ_table(void) {
+SPEEDUPS_LOADER int load_environ_table(void) {
     PyObject *table = speedups_table(ENVIRON, "ENVIRON_KEYS");
     PyObject *splits = speedups_table(ENVIRON, "TARGET_DELIMITERS");
     PyObject *function = speedups_table(ENVIRON, "header_field");

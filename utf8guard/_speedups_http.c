@@ -179,9 +179,8 @@ static int is_printable(const uint8_t *p, size_t n) {
  * below may leave it unread where py_scan_head reads it. */
 static PyObject *policy_type;
 
-/* Loaders run once, outside the hot path (Py_NO_INLINE: they stay out of their
- * callers' code). */
-Py_NO_INLINE static int load_policy_type(void) {
+/* Loaders run once (SPEEDUPS_LOADER: out of line, outside the hot path). */
+SPEEDUPS_LOADER int load_policy_type(void) {
     policy_type = speedups_table("utf8guard._policy", "Policy");
     return policy_type == NULL ? speedups_table_failed("utf8guard._policy", "Policy") : 0;
 }
@@ -392,7 +391,7 @@ static int clean_query(PyObject *query, PyObject *policy) {
 static uint8_t tchar[256];
 static int tchar_loaded;
 
-Py_NO_INLINE static int load_tchar(void) {
+SPEEDUPS_LOADER int load_tchar(void) {
     const char *abnf = "utf8guard.middleware.head._abnf";
     PyObject *chars = speedups_table(abnf, "TCHAR");
     int rc = chars == NULL ? -1 : speedups_byte_set(tchar, chars, 0, "TCHAR");
@@ -517,7 +516,7 @@ static int read_triggers(PyObject *table) {
     return 0;
 }
 
-Py_NO_INLINE static int load_triggers(void) {
+SPEEDUPS_LOADER int load_triggers(void) {
     const char *clean = "utf8guard.middleware.head._clean";
     PyObject *table = speedups_table(clean, "TRIGGERS");
     if (table == NULL || read_triggers(table) < 0)

@@ -37,7 +37,7 @@ static int lookalike_loaded;
 
 /* Ranges must be sorted and disjoint within U+0000..U+10FFFF, as the binary search
  * in is_lookalike needs: any other table is refused, not searched wrongly. */
-Py_NO_INLINE static int load_lookalike(void) {
+SPEEDUPS_LOADER int load_lookalike(void) {
     PyObject *table = speedups_table(PATHRULES, "LOOKALIKE_SEPARATORS");
     PyObject *fast = table == NULL ? NULL : PySequence_Fast(table, "it must be a sequence");
     Py_XDECREF(table);
@@ -169,7 +169,7 @@ static int length_digits, length_rules_loaded, json_rules_loaded;
 static long long max_length;
 static uint8_t wide_second;
 
-Py_NO_INLINE static int load_length_rules(void) {
+SPEEDUPS_LOADER int load_length_rules(void) {
     PyObject *ows = speedups_table(ENGINE, "OWS"), *digit = speedups_table(ENGINE, "DIGIT");
     PyObject *digits = speedups_table(ENGINE, "LENGTH_DIGITS");
     PyObject *max = speedups_table(ENGINE, "MAX_CONTENT_LENGTH");
@@ -207,7 +207,7 @@ Py_NO_INLINE static int load_length_rules(void) {
                   : 0;
 }
 
-Py_NO_INLINE static int load_json_rules(void) {
+SPEEDUPS_LOADER int load_json_rules(void) {
     PyObject *opens = speedups_table(JSON, "JSON_OPENS");
     PyObject *wide = speedups_table(JSON, "JSON_WIDE_SECOND");
     int rc = wide != NULL && speedups_byte_set(opens_set, opens, 1, "JSON_OPENS") == 0

@@ -14,6 +14,16 @@
 
 #include <string.h>
 
+/* A loader runs once: kept out of line, its code stays out of its hot callers'
+ * (Py_NO_INLINE, which Python 3.10 lacks). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SPEEDUPS_LOADER __attribute__((noinline)) static
+#elif defined(_MSC_VER)
+#define SPEEDUPS_LOADER __declspec(noinline) static
+#else
+#define SPEEDUPS_LOADER static
+#endif
+
 /* module.name as a new reference, or NULL with an exception set (at once, reading
  * nothing, when one is already set: a loader may read several and check once). */
 static inline PyObject *speedups_table(const char *module, const char *name) {
