@@ -71,6 +71,7 @@ setup(
             ],
             depends=[
                 "utf8guard/_speedups_kernel.h",
+                "utf8guard/_speedups_load.h",
                 "utf8guard/_speedups_portable.h",
                 "utf8guard/_speedups_scan.h",
                 "utf8guard/_speedups_shared.h",

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "_speedups_scan.h"
-#include "_speedups_shared.h"
+#include "_speedups_load.h"
 
 static int current_isa = 0;
 
@@ -253,14 +253,10 @@ static PyObject *stream_step(PyObject *module, PyObject *const *args,
  * this module, so it is not there yet at init. */
 static PyObject *is_valid_other(PyObject *data, PyObject *policy) {
     static PyObject *find_violation; /* utf8guard._scan.find_violation */
-    if (find_violation == NULL) {
-        PyObject *scan = PyImport_ImportModule("utf8guard._scan");
-        if (scan == NULL)
-            return NULL;
-        find_violation = PyObject_GetAttrString(scan, "find_violation");
-        Py_DECREF(scan);
-        if (find_violation == NULL)
-            return NULL;
+    if (find_violation == NULL &&
+        (find_violation = speedups_table("utf8guard._scan", "find_violation")) == NULL) {
+        speedups_table_failed("utf8guard._scan", "find_violation");
+        return NULL;
     }
     PyObject *found = PyObject_CallFunctionObjArgs(find_violation, data, policy, NULL);
     if (found == NULL)
@@ -450,13 +446,9 @@ static int kind_attr(PyObject *obj, const char *name, int8_t *out) {
 
 /* Fill LEADS from utf8guard._tables.LEADS, the one copy of Table 3-7. */
 static int load_leads(void) {
-    PyObject *tables = PyImport_ImportModule("utf8guard._tables");
-    if (tables == NULL)
-        return -1;
-    PyObject *leads = PyObject_GetAttrString(tables, "LEADS");
-    Py_DECREF(tables);
+    PyObject *leads = speedups_table("utf8guard._tables", "LEADS");
     if (leads == NULL)
-        return -1;
+        return speedups_table_failed("utf8guard._tables", "LEADS");
     int rc = PySequence_Size(leads) == 256 ? 0 : -1;
     if (rc < 0 && !PyErr_Occurred())
         PyErr_SetString(PyExc_ValueError, "LEADS must have 256 rows");
@@ -488,7 +480,7 @@ static int load_leads(void) {
         }
     }
     Py_DECREF(leads);
-    return rc;
+    return rc < 0 ? speedups_table_failed("utf8guard._tables", "LEADS") : 0;
 }
 
 /* Take Violation and the Kind members from utf8guard._violation (at import, and
@@ -700,7 +692,7 @@ static int check_sets(unsigned flags) {
     PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
     if (policy_module == NULL)
         return -1;
-    PyObject *policy_type = PyObject_GetAttrString(policy_module, "Policy");
+    PyObject *policy_type = speedups_table("utf8guard._policy", "Policy");
     int rc = policy_type != NULL ? 0 : -1;
     for (int flag = 0; rc == 0 && flag < FLAG_COUNT; flag++) {
         if (!(flags & (1u << flag)))
@@ -718,24 +710,17 @@ static int check_sets(unsigned flags) {
 
 /* Fail unless utf8guard._policy.Policy has exactly the flags FLAGS names. */
 static int load_flags(void) {
-    PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
-    if (policy_module == NULL)
-        return -1;
-    PyObject *policy_type = PyObject_GetAttrString(policy_module, "Policy");
-    Py_DECREF(policy_module);
+    PyObject *policy_type = speedups_table("utf8guard._policy", "Policy");
     int rc = policy_type != NULL && check_flags(policy_type) == 0 ? 0 : -1;
     Py_XDECREF(policy_type);
-    return rc;
+    return rc < 0 ? speedups_table_failed("utf8guard._policy", "Policy") : 0;
 }
 
 /* Take STRICT, is_valid's default policy, from utf8guard._policy. */
 static int load_strict(void) {
-    PyObject *policy_module = PyImport_ImportModule("utf8guard._policy");
-    if (policy_module == NULL)
-        return -1;
-    strict_policy = PyObject_GetAttrString(policy_module, "STRICT");
-    Py_DECREF(policy_module);
-    return strict_policy != NULL ? 0 : -1;
+    strict_policy = speedups_table("utf8guard._policy", "STRICT");
+    return strict_policy == NULL ? speedups_table_failed("utf8guard._policy", "STRICT")
+                                 : 0;
 }
 
 PyMODINIT_FUNC PyInit__speedups(void) {

@@ -6,20 +6,27 @@
  * else answers None, and the caller takes the Python translation, which handles it.
  *
  * Which keys hold what is Python's, read here, not restated: _wsgi_environ.ENVIRON_KEYS
- * (the target, app path and query keys) at the first call, and for each key not met
- * before, _wsgi_environ.header_field(key) (the header it carries: its name and
- * whether an empty value means none, CGI/1.1; or None), remembered; and any target
- * but the plain origin-form goes to _wsgi_environ.target_path.
+ * (the target, app path and query keys) and TARGET_DELIMITERS (where target_path
+ * splits a target) at the first call, and for each key not met before,
+ * _wsgi_environ.header_field(key) (the header it carries: its name and the value
+ * that means none, CGI/1.1; or None), remembered; and any target but the plain
+ * origin-form goes to _wsgi_environ.target_path.
+ *
+ * Which types are read here is C's plumbing, not a rule: only an exact dict and
+ * exact str keys and values, whose contents C reads without running Python code.
+ * Any other type (a subclass too, which may hash, compare or encode as it likes) is
+ * handed back, whole, to _wsgi_environ.py_environ_parts, whose _str_bytes and
+ * _headers decide what it means; so the answer cannot depend on the build.
  *
  * The answer is (raw_path, app_path, query, headers). raw_path is the path of the
  * target (target_path): raw_target's bytes, or other_raw_target's when raw_target
  * gives none (None when neither does); app_path is script_name's then path_info's;
  * query query's; a key that is missing or holds no str gives b"" (latin1()). headers: for each (key,
  * value) in insertion order whose value is a str and whose key carries a header
- * (not when the value is empty and the field is absent_when_empty), the pair (name,
- * value): value the str's bytes as Latin-1.
+ * (not when the value is the field's absent value), the pair (name, value): value
+ * the str's bytes as Latin-1.
  */
-#include "_speedups_shared.h"
+#include "_speedups_load.h"
 
 #include <string.h>
 
@@ -47,48 +54,69 @@ static PyObject *python_target_path;
 #define MEMO_KEYS 64
 static PyObject *memo_key[MEMO_KEYS], *memo_field[MEMO_KEYS];
 
-/* Reads ENVIRON_KEYS and header_field once; -1 with an exception on failure. */
-static int load_environ_table(void) {
-    if (fields != NULL)
-        return 0;
-    PyObject *module = PyImport_ImportModule("utf8guard.middleware.adapter._wsgi_environ");
-    if (module == NULL)
+/* TARGET_DELIMITERS, in its order: where target_path splits a target. */
+enum delimiter { D_PATH, D_QUERY, D_FRAGMENT, DELIMITERS };
+static char delimiters[DELIMITERS];
+
+#define ENVIRON "utf8guard.middleware.adapter._wsgi_environ"
+
+/* An EnvironKeys of str into keys; 0, or -1 with TypeError set. */
+static int read_keys(PyObject *table) {
+    int ok = PyTuple_Check(table) && PyTuple_GET_SIZE(table) == KEYS;
+    for (int i = 0; ok && i < KEYS; i++)
+        ok = PyUnicode_CheckExact(PyTuple_GET_ITEM(table, i));
+    if (!ok) {
+        PyErr_SetString(PyExc_TypeError, "ENVIRON_KEYS must be an EnvironKeys of str");
         return -1;
-    PyObject *table = PyObject_GetAttrString(module, "ENVIRON_KEYS");
-    PyObject *function =
-        table == NULL ? NULL : PyObject_GetAttrString(module, "header_field");
-    PyObject *paths =
-        function == NULL ? NULL : PyObject_GetAttrString(module, "target_path");
-    Py_DECREF(module);
-    int rc = table != NULL && function != NULL && paths != NULL ? 0 : -1;
-    if (rc == 0 && !(PyTuple_Check(table) && PyTuple_GET_SIZE(table) == KEYS)) {
-        PyErr_SetString(PyExc_TypeError,
-                        "_wsgi_environ.ENVIRON_KEYS must be an EnvironKeys of str");
-        rc = -1;
     }
-    for (int i = 0; rc == 0 && i < KEYS; i++) {
-        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(table, i))) {
-            PyErr_SetString(PyExc_TypeError,
-                            "_wsgi_environ.ENVIRON_KEYS must be an EnvironKeys of str");
-            rc = -1;
-        }
-    }
-    if (rc == 0 && (fields = PyDict_New()) == NULL)
-        rc = -1;
-    for (int i = 0; rc == 0 && i < KEYS; i++)
-        keys[i] = Py_NewRef(PyTuple_GET_ITEM(table, i));
-    if (rc == 0) {
-        header_field = Py_NewRef(function);
-        python_target_path = Py_NewRef(paths);
-    }
-    Py_XDECREF(table);
-    Py_XDECREF(function);
-    Py_XDECREF(paths);
-    return rc;
+    for (int i = 0; i < KEYS; i++)
+        Py_XSETREF(keys[i], Py_NewRef(PyTuple_GET_ITEM(table, i)));
+    return 0;
 }
 
-/* header_field(key), from the cache or asked and cached: a HeaderField (a pair of
- * bytes and bool) or Py_None; a new reference, NULL on error. */
+/* A TargetDelimiters of ints 0..255 into delimiters; 0, or -1 with TypeError set. */
+static int read_delimiters(PyObject *table) {
+    int ok = PyTuple_Check(table) && PyTuple_GET_SIZE(table) == DELIMITERS;
+    for (int i = 0; ok && i < DELIMITERS; i++) {
+        PyObject *item = PyTuple_GET_ITEM(table, i);
+        long byte = PyLong_CheckExact(item) ? PyLong_AsLong(item) : -1;
+        ok = byte >= 0 && byte <= 0xFF;
+        delimiters[i] = (char)byte;
+    }
+    if (!ok) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError,
+                        "TARGET_DELIMITERS must be a TargetDelimiters of bytes as int");
+    }
+    return ok ? 0 : -1;
+}
+
+/* Reads ENVIRON_KEYS, TARGET_DELIMITERS, header_field and target_path (once: fields
+ * is set last); -1 with an exception set on failure. */
+SPEEDUPS_LOADER int load_environ_table(void) {
+    PyObject *table = speedups_table(ENVIRON, "ENVIRON_KEYS");
+    PyObject *splits = speedups_table(ENVIRON, "TARGET_DELIMITERS");
+    PyObject *function = speedups_table(ENVIRON, "header_field");
+    PyObject *paths = speedups_table(ENVIRON, "target_path");
+    int rc = paths != NULL && read_keys(table) == 0 && read_delimiters(splits) == 0 &&
+                     (fields = PyDict_New()) != NULL
+                 ? 0
+                 : -1;
+    if (rc == 0) {
+        Py_XSETREF(header_field, Py_NewRef(function));
+        Py_XSETREF(python_target_path, Py_NewRef(paths));
+    }
+    Py_XDECREF(table);
+    Py_XDECREF(splits);
+    Py_XDECREF(function);
+    Py_XDECREF(paths);
+    return rc < 0 ? speedups_table_failed(ENVIRON, "ENVIRON_KEYS, TARGET_DELIMITERS, "
+                                                   "header_field, target_path")
+                  : 0;
+}
+
+/* header_field(key), from the cache or asked and cached: a HeaderField (bytes,
+ * and an exact str or None) or Py_None; a new reference, NULL on error. */
 static PyObject *field_of(PyObject *key) {
     PyObject *field = PyDict_GetItemWithError(fields, key);
     if (field != NULL)
@@ -101,7 +129,8 @@ static PyObject *field_of(PyObject *key) {
     if (field != Py_None &&
         !(PyTuple_Check(field) && PyTuple_GET_SIZE(field) == 2 &&
           PyBytes_CheckExact(PyTuple_GET_ITEM(field, 0)) &&
-          PyBool_Check(PyTuple_GET_ITEM(field, 1)))) {
+          (PyTuple_GET_ITEM(field, 1) == Py_None ||
+           PyUnicode_CheckExact(PyTuple_GET_ITEM(field, 1))))) {
         PyErr_SetString(PyExc_TypeError,
                         "_wsgi_environ.header_field must give a HeaderField or None");
         Py_CLEAR(field);
@@ -138,7 +167,8 @@ static int append_pair(PyObject *pairs, PyObject *name, PyObject *value) {
 }
 
 /* The bytes of environ[key] (latin1()): b"" unless a str; NULL with *python set
- * when the str has a code point over U+00FF, NULL alone on an error. */
+ * when the str is a subclass or has a code point over U+00FF, NULL alone on an
+ * error. */
 static PyObject *latin1(PyObject *environ, enum head_key key, int *python) {
     PyObject *value = PyDict_GetItemWithError(environ, keys[key]); /* borrowed */
     if (value == NULL && PyErr_Occurred())
@@ -147,12 +177,20 @@ static PyObject *latin1(PyObject *environ, enum head_key key, int *python) {
         return PyBytes_FromStringAndSize(NULL, 0);
     if (!STR_READY(value))
         return NULL;
-    if (PyUnicode_KIND(value) != PyUnicode_1BYTE_KIND) {
+    if (!PyUnicode_CheckExact(value) || PyUnicode_KIND(value) != PyUnicode_1BYTE_KIND) {
         *python = 1;
         return NULL;
     }
     return PyBytes_FromStringAndSize((const char *)PyUnicode_1BYTE_DATA(value),
                                      PyUnicode_GET_LENGTH(value));
+}
+
+/* Whether the exact str `value` is a field's `absent` value (HeaderField.absent:
+ * None, or an exact str): _headers' `value != absent`, negated. */
+static int is_absent(PyObject *value, PyObject *absent) {
+    return absent != Py_None &&
+           PyUnicode_GET_LENGTH(value) == PyUnicode_GET_LENGTH(absent) &&
+           PyUnicode_Compare(value, absent) == 0;
 }
 
 /* The header pairs, or NULL with *python set (left to Python) or an error. */
@@ -169,13 +207,16 @@ static PyObject *header_pairs(PyObject *environ, int *python) {
             *python = 1;
             break;
         }
-        if (!PyUnicode_Check(value))
-            continue;
+        if (!PyUnicode_CheckExact(value)) {
+            if (!PyUnicode_Check(value))
+                continue; /* no str: no header (_headers) */
+            *python = 1;  /* a str subclass may compare and encode as it likes */
+            break;
+        }
         PyObject *field = memo_field_of(position, key);
         if (field == NULL)
             break;
-        if (field == Py_None || (PyTuple_GET_ITEM(field, 1) == Py_True &&
-                                 PyUnicode_GET_LENGTH(value) == 0)) {
+        if (field == Py_None || is_absent(value, PyTuple_GET_ITEM(field, 1))) {
             Py_DECREF(field);
             continue;
         }
@@ -195,15 +236,16 @@ static PyObject *header_pairs(PyObject *environ, int *python) {
 
 /* The path of a request target and any fragment sent (_wsgi_environ.target_path).
  * The origin-form without a fragment, what a server is sent nearly always, is read
- * here (RFC 9112 section 3.2.1: origin-form = absolute-path [ "?" query ]); any
- * other target (empty, absolute-form, with a "#") is target_path's, called. A new
- * reference (None for an empty target), NULL on error. */
+ * here (RFC 9112 section 3.2.1: origin-form = absolute-path [ "?" query ]), split
+ * where target_path splits it (TARGET_DELIMITERS); any other target (empty,
+ * absolute-form, with a fragment) is target_path's, called. A new reference (None
+ * for an empty target), NULL on error. */
 static PyObject *target_path(PyObject *target) {
     const char *p = PyBytes_AS_STRING(target);
     size_t n = (size_t)PyBytes_GET_SIZE(target);
-    if (n == 0 || p[0] != '/' || memchr(p, '#', n) != NULL)
+    if (n == 0 || p[0] != delimiters[D_PATH] || memchr(p, delimiters[D_FRAGMENT], n))
         return PyObject_CallOneArg(python_target_path, target);
-    const char *query = memchr(p, '?', n);
+    const char *query = memchr(p, delimiters[D_QUERY], n);
     if (query == NULL)
         return Py_NewRef(target);
     return PyBytes_FromStringAndSize(p, query - p);
@@ -218,7 +260,7 @@ PyObject *speedups_environ_parts(PyObject *module, PyObject *environ) {
     (void)module;
     if (!PyDict_CheckExact(environ))
         Py_RETURN_NONE;
-    if (load_environ_table() < 0)
+    if (fields == NULL && load_environ_table() < 0)
         return NULL;
     int python = 0;
     PyObject *target = NULL, *script = NULL, *info = NULL, *app_path = NULL;

@@ -19,7 +19,7 @@
  * isinstance(x, bytes) through a faked __class__ raises the TypeError bytes.join
  * raises for it, even when it has a buffer that bytes.join would accept.
  */
-#include "_speedups_shared.h"
+#include "_speedups_load.h"
 
 #include <string.h>
 
@@ -179,16 +179,15 @@ static int is_printable(const uint8_t *p, size_t n) {
  * below may leave it unread where py_scan_head reads it. */
 static PyObject *policy_type;
 
+/* Loaders run once (SPEEDUPS_LOADER: out of line, outside the hot path). */
+SPEEDUPS_LOADER int load_policy_type(void) {
+    policy_type = speedups_table("utf8guard._policy", "Policy");
+    return policy_type == NULL ? speedups_table_failed("utf8guard._policy", "Policy") : 0;
+}
+
 static int is_exact_policy(PyObject *policy) {
-    if (policy_type == NULL) {
-        PyObject *module = PyImport_ImportModule("utf8guard._policy");
-        if (module == NULL)
-            return -1;
-        policy_type = PyObject_GetAttrString(module, "Policy");
-        Py_DECREF(module);
-        if (policy_type == NULL)
-            return -1;
-    }
+    if (policy_type == NULL && load_policy_type() < 0)
+        return -1;
     return (PyObject *)Py_TYPE(policy) == policy_type;
 }
 
@@ -271,19 +270,15 @@ static int load_set(needle_set *set, PyObject *trigger) {
     PyObject *needles = PyTuple_Check(trigger) && PyTuple_GET_SIZE(trigger) == 2
                             ? PyTuple_GET_ITEM(trigger, 0)
                             : NULL;
-    if (needles == NULL || !PyTuple_CheckExact(needles)) {
-        PyErr_SetString(PyExc_TypeError, "_clean.TRIGGERS: needles must be a tuple");
+    const char *message = "_clean.TRIGGERS: needles must be a tuple of non-empty bytes";
+    if (needles == NULL) {
+        PyErr_SetString(PyExc_TypeError, message);
         return -1;
     }
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(needles); k++) {
-        PyObject *needle = PyTuple_GET_ITEM(needles, k);
-        if (!PyBytes_CheckExact(needle) || PyBytes_GET_SIZE(needle) == 0) {
-            PyErr_SetString(PyExc_TypeError,
-                            "_clean.TRIGGERS: a needle must be non-empty bytes");
-            return -1;
-        }
-        set->first[(uint8_t)PyBytes_AS_STRING(needle)[0]] = 1;
-    }
+    if (speedups_bytes_tuple(needles, message) < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(needles); k++)
+        set->first[(uint8_t)PyBytes_AS_STRING(PyTuple_GET_ITEM(needles, k))[0]] = 1;
     set->needles = needles;
     return 0;
 }
@@ -396,26 +391,13 @@ static int clean_query(PyObject *query, PyObject *policy) {
 static uint8_t tchar[256];
 static int tchar_loaded;
 
-static int load_tchar(void) {
-    PyObject *abnf = PyImport_ImportModule("utf8guard.middleware.head._abnf");
-    if (abnf == NULL)
-        return -1;
-    PyObject *chars = PyObject_GetAttrString(abnf, "TCHAR");
-    Py_DECREF(abnf);
-    if (chars == NULL)
-        return -1;
-    int rc = 0;
-    if (!PyBytes_CheckExact(chars)) {
-        PyErr_SetString(PyExc_TypeError, "_abnf.TCHAR must be bytes");
-        rc = -1;
-    } else {
-        const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(chars);
-        for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(chars); i++)
-            tchar[p[i]] = 1;
-        tchar_loaded = 1;
-    }
-    Py_DECREF(chars);
-    return rc;
+SPEEDUPS_LOADER int load_tchar(void) {
+    const char *abnf = "utf8guard.middleware.head._abnf";
+    PyObject *chars = speedups_table(abnf, "TCHAR");
+    int rc = chars == NULL ? -1 : speedups_byte_set(tchar, chars, 0, "TCHAR");
+    Py_XDECREF(chars);
+    tchar_loaded = rc == 0;
+    return rc < 0 ? speedups_table_failed(abnf, "TCHAR") : 0;
 }
 
 /* The fields whose count and values the proof weighs, by lower-case name: py
@@ -471,15 +453,11 @@ static int load_names(PyObject *names, int first, Py_ssize_t count, int at_most)
                         "_clean.TRIGGERS: once and declined must be tuples of names");
         return -1;
     }
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(names); k++) {
-        PyObject *name = PyTuple_GET_ITEM(names, k);
-        if (!PyBytes_CheckExact(name) || PyBytes_GET_SIZE(name) == 0) {
-            PyErr_SetString(PyExc_TypeError,
-                            "_clean.TRIGGERS: a field name must be non-empty bytes");
-            return -1;
-        }
-        field_names[first + k] = name;
-    }
+    if (speedups_bytes_tuple(names, "_clean.TRIGGERS: a field name must be non-empty "
+                                    "bytes") < 0)
+        return -1;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(names); k++)
+        field_names[first + k] = PyTuple_GET_ITEM(names, k);
     return 0;
 }
 
@@ -496,17 +474,10 @@ static int some_needle_lacks(PyObject *trigger, uint8_t byte, int printable) {
     return 0;
 }
 
-/* Reads _clean.TRIGGERS: (raw_path, decoded_path, decoded_query, values, ((name,
- * trigger), ...), once, declined), each field name one of `once`. 0, or -1 with an
- * exception set. */
-static int load_triggers(void) {
-    PyObject *clean = PyImport_ImportModule("utf8guard.middleware.head._clean");
-    if (clean == NULL)
-        return -1;
-    PyObject *table = PyObject_GetAttrString(clean, "TRIGGERS");
-    Py_DECREF(clean);
-    if (table == NULL)
-        return -1;
+/* Reads _clean.TRIGGERS (a new reference, which it keeps): (raw_path,
+ * decoded_path, decoded_query, values, ((name, trigger), ...), once, declined),
+ * each field name one of `once`. 0, or -1 with an exception set. */
+static int read_triggers(PyObject *table) {
     Py_XSETREF(trigger_table, table);
     memset(field_names, 0, sizeof field_names);
     if (!PyTuple_Check(table) || PyTuple_GET_SIZE(table) != 7 ||
@@ -542,6 +513,14 @@ static int load_triggers(void) {
             return -1;
     }
     triggers_loaded = 1;
+    return 0;
+}
+
+SPEEDUPS_LOADER int load_triggers(void) {
+    const char *clean = "utf8guard.middleware.head._clean";
+    PyObject *table = speedups_table(clean, "TRIGGERS");
+    if (table == NULL || read_triggers(table) < 0)
+        return speedups_table_failed(clean, "TRIGGERS");
     return 0;
 }
 

@@ -14,8 +14,15 @@
  * Python code runs only where the twin runs it too: a Policy's attributes the first
  * time it is seen, and what _speedups_http.c runs for headers of odd types. Items
  * read from the scope and message dicts are held by strong references meanwhile.
+ *
+ * The tables (the look-alikes, the Content-Length grammar, the JSON opening) are
+ * read through _speedups_load.h. Which types are read in C is plumbing, not a rule:
+ * a scope or message that is no exact dict, a version or message type that is no
+ * exact str, a body that is no exact bytes is declined (None or False: the full
+ * check decides), exactly where py_asgi_plan and py_whole_plain_json decline it
+ * (their `type(x) is ...` tests), so no subclass's code runs in either build.
  */
-#include "_speedups_shared.h"
+#include "_speedups_load.h"
 
 #include <string.h>
 
@@ -26,36 +33,37 @@ static uint32_t (*lookalike)[2]; /* sorted, disjoint [lo, hi] ranges */
 static Py_ssize_t lookalike_count;
 static int lookalike_loaded;
 
-static int load_lookalike(void) {
-    PyObject *rules = PyImport_ImportModule("utf8guard._pathrules");
-    if (rules == NULL)
-        return -1;
-    PyObject *table = PyObject_GetAttrString(rules, "LOOKALIKE_SEPARATORS");
-    Py_DECREF(rules);
-    if (table == NULL)
-        return -1;
-    PyObject *fast = PySequence_Fast(table, "LOOKALIKE_SEPARATORS must be a sequence");
-    Py_DECREF(table);
-    if (fast == NULL)
-        return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    uint32_t(*ranges)[2] = PyMem_Calloc((size_t)n + 1, sizeof *ranges);
+#define PATHRULES "utf8guard._pathrules"
+
+/* Ranges must be sorted and disjoint within U+0000..U+10FFFF, as the binary search
+ * in is_lookalike needs: any other table is refused, not searched wrongly. */
+SPEEDUPS_LOADER int load_lookalike(void) {
+    PyObject *table = speedups_table(PATHRULES, "LOOKALIKE_SEPARATORS");
+    PyObject *fast = table == NULL ? NULL : PySequence_Fast(table, "it must be a sequence");
+    Py_XDECREF(table);
+    Py_ssize_t n = fast == NULL ? 0 : PySequence_Fast_GET_SIZE(fast);
+    uint32_t(*ranges)[2] = fast == NULL ? NULL : PyMem_Calloc((size_t)n + 1, sizeof *ranges);
     int rc = ranges == NULL ? -1 : 0;
-    if (ranges == NULL)
+    if (fast != NULL && ranges == NULL)
         PyErr_NoMemory();
+    long next = 0;
     for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
-        unsigned long lo, hi;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "kk", &lo, &hi))
+        long lo = -1, hi = -1;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "ll", &lo, &hi) ||
+            lo < next || hi < lo || hi > 0x10FFFF) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError,
+                            "it must hold sorted, disjoint (lo, hi) code point ranges");
             rc = -1;
-        else {
-            ranges[i][0] = (uint32_t)lo;
-            ranges[i][1] = (uint32_t)hi;
         }
+        ranges[i][0] = (uint32_t)lo;
+        ranges[i][1] = (uint32_t)hi;
+        next = hi + 1;
     }
-    Py_DECREF(fast);
+    Py_XDECREF(fast);
     if (rc < 0) {
         PyMem_Free(ranges);
-        return -1;
+        return speedups_table_failed(PATHRULES, "LOOKALIKE_SEPARATORS");
     }
     lookalike = ranges;
     lookalike_count = n;
@@ -130,9 +138,16 @@ static PyObject *get(PyObject *dict, PyObject *key) {
     return Py_NewRef(value != NULL ? value : Py_None);
 }
 
-/* A _fast.Lane: a 6-tuple ending in a dict; else 0 with TypeError set. The tuple
- * holds what is read from it for the whole call. */
-static int is_lane(PyObject *lane) {
+/* `want` arguments, the first a _fast.Lane (a 6-tuple ending in a dict, which holds
+ * what is read from it for the whole call): 1, else 0 with TypeError set. */
+static int lane_args(const char *name, PyObject *const *args, Py_ssize_t nargs,
+                     Py_ssize_t want) {
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s expected %zd arguments, got %zd", name, want,
+                     nargs);
+        return 0;
+    }
+    PyObject *lane = args[0];
     if (PyTuple_Check(lane) && PyTuple_GET_SIZE(lane) == 6 &&
         PyDict_CheckExact(PyTuple_GET_ITEM(lane, 5)))
         return 1;
@@ -145,61 +160,36 @@ static int is_lane(PyObject *lane) {
  */
 /* The body route's grammar, read from its Python homes at the first call, not
  * restated: _engine.content_length's (RFC 9110 §8.6: OWS around 1*DIGIT; OWS,
- * DIGIT, LENGTH_DIGITS, MAX_CONTENT_LENGTH) and _json.opens_utf8's JSON_OPENS
- * (RFC 8259 §2). */
+ * DIGIT, LENGTH_DIGITS, MAX_CONTENT_LENGTH) and _json.opens_utf8's (RFC 8259 §2,
+ * JSON_OPENS; RFC 4627 §3, JSON_WIDE_SECOND). */
+#define ENGINE "utf8guard.middleware.engine._engine"
+#define JSON "utf8guard.middleware.body._json"
 static uint8_t ows_set[256], digit_set[256], opens_set[256];
-static int length_digits, body_rules_loaded;
+static int length_digits, length_rules_loaded, json_rules_loaded;
 static long long max_length;
+static uint8_t wide_second;
 
-/* Sets table[b] for each byte of `chars` (bytes), or of each one-byte bytes in the
- * tuple `chars` (one_byte_items); -1 with TypeError otherwise. */
-static int load_bytes(uint8_t table[256], PyObject *chars, int one_byte_items,
-                      const char *what) {
-    if (!one_byte_items && PyBytes_CheckExact(chars)) {
-        for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(chars); i++)
-            table[(uint8_t)PyBytes_AS_STRING(chars)[i]] = 1;
-        return 0;
+SPEEDUPS_LOADER int load_length_rules(void) {
+    PyObject *ows = speedups_table(ENGINE, "OWS"), *digit = speedups_table(ENGINE, "DIGIT");
+    PyObject *digits = speedups_table(ENGINE, "LENGTH_DIGITS");
+    PyObject *max = speedups_table(ENGINE, "MAX_CONTENT_LENGTH");
+    int rc = max != NULL && speedups_byte_set(ows_set, ows, 0, "OWS") == 0 &&
+                     speedups_byte_set(digit_set, digit, 0, "DIGIT") == 0
+                 ? 0
+                 : -1;
+    /* content_length reads a digit's value as c - '0'. */
+    for (int c = 0; rc == 0 && c < 256; c++) {
+        if (digit_set[c] && (c < '0' || c > '9')) {
+            PyErr_SetString(PyExc_ValueError, "DIGIT must hold decimal digits only");
+            rc = -1;
+        }
     }
-    int ok = one_byte_items && PyTuple_CheckExact(chars);
-    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(chars); i++) {
-        PyObject *item = PyTuple_GET_ITEM(chars, i);
-        ok = PyBytes_CheckExact(item) && PyBytes_GET_SIZE(item) == 1;
-        if (ok)
-            table[(uint8_t)PyBytes_AS_STRING(item)[0]] = 1;
-    }
-    if (!ok)
-        PyErr_Format(PyExc_TypeError, "%s must be %s", what,
-                     one_byte_items ? "a tuple of single bytes" : "bytes");
-    return ok ? 0 : -1;
-}
-
-/* module.name as a new reference, or NULL (at once when an earlier one failed). */
-static PyObject *attribute(const char *module, const char *name) {
-    if (PyErr_Occurred())
-        return NULL;
-    PyObject *found = PyImport_ImportModule(module);
-    if (found != NULL)
-        Py_SETREF(found, PyObject_GetAttrString(found, name));
-    return found;
-}
-
-static int load_body_rules(void) {
-    /* A table that failed to load half-way is read again from scratch. */
-    memset(ows_set, 0, sizeof ows_set);
-    memset(digit_set, 0, sizeof digit_set);
-    memset(opens_set, 0, sizeof opens_set);
-    const char *engine = "utf8guard.middleware.engine._engine";
-    PyObject *items[5] = {attribute(engine, "OWS"), attribute(engine, "DIGIT"),
-                          attribute(engine, "LENGTH_DIGITS"),
-                          attribute(engine, "MAX_CONTENT_LENGTH"),
-                          attribute("utf8guard.middleware.body._json", "JSON_OPENS")};
-    int rc = items[0] && items[1] && items[2] && items[3] && items[4] ? 0 : -1;
     if (rc == 0) {
-        long digits = PyLong_CheckExact(items[2]) ? PyLong_AsLong(items[2]) : 0;
-        max_length = PyLong_CheckExact(items[3]) ? PyLong_AsLongLong(items[3]) : -1;
-        length_digits = (int)digits;
+        long count = PyLong_CheckExact(digits) ? PyLong_AsLong(digits) : 0;
+        max_length = PyLong_CheckExact(max) ? PyLong_AsLongLong(max) : -1;
+        length_digits = (int)count;
         /* Up to 18 digits: a number read fits in 63 bits. */
-        if (digits < 1 || digits > 18 || max_length < 0) {
+        if (count < 1 || count > 18 || max_length < 0) {
             PyErr_Clear();
             PyErr_SetString(PyExc_TypeError,
                             "_engine.LENGTH_DIGITS must be an int from 1 to 18, "
@@ -207,21 +197,39 @@ static int load_body_rules(void) {
             rc = -1;
         }
     }
-    if (rc == 0 && (load_bytes(ows_set, items[0], 0, "_engine.OWS") < 0 ||
-                    load_bytes(digit_set, items[1], 0, "_engine.DIGIT") < 0 ||
-                    load_bytes(opens_set, items[4], 1, "_json.JSON_OPENS") < 0))
+    Py_XDECREF(ows);
+    Py_XDECREF(digit);
+    Py_XDECREF(digits);
+    Py_XDECREF(max);
+    length_rules_loaded = rc == 0;
+    return rc < 0 ? speedups_table_failed(ENGINE, "OWS, DIGIT, LENGTH_DIGITS, "
+                                                  "MAX_CONTENT_LENGTH")
+                  : 0;
+}
+
+SPEEDUPS_LOADER int load_json_rules(void) {
+    PyObject *opens = speedups_table(JSON, "JSON_OPENS");
+    PyObject *wide = speedups_table(JSON, "JSON_WIDE_SECOND");
+    int rc = wide != NULL && speedups_byte_set(opens_set, opens, 1, "JSON_OPENS") == 0
+                 ? 0
+                 : -1;
+    if (rc == 0 && !(PyBytes_CheckExact(wide) && PyBytes_GET_SIZE(wide) == 1)) {
+        PyErr_SetString(PyExc_TypeError, "JSON_WIDE_SECOND must be one byte");
         rc = -1;
-    for (int i = 0; i < 5; i++)
-        Py_XDECREF(items[i]);
-    body_rules_loaded = rc == 0;
-    return rc;
+    }
+    if (rc == 0)
+        wide_second = (uint8_t)PyBytes_AS_STRING(wide)[0];
+    Py_XDECREF(opens);
+    Py_XDECREF(wide);
+    json_rules_loaded = rc == 0;
+    return rc < 0 ? speedups_table_failed(JSON, "JSON_OPENS, JSON_WIDE_SECOND") : 0;
 }
 
 /* _engine.content_length: the number, -1 when the value is no number, -2 with an
  * exception set when the grammar cannot be read. More than LENGTH_DIGITS
  * significant digits read as MAX_CONTENT_LENGTH. */
 static long long content_length(PyObject *value) {
-    if (!body_rules_loaded && load_body_rules() < 0)
+    if (!length_rules_loaded && load_length_rules() < 0)
         return -2;
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(value);
     size_t n = (size_t)PyBytes_GET_SIZE(value), start = 0;
@@ -317,11 +325,7 @@ const char speedups_head_plan_doc[] =
 PyObject *speedups_head_plan(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 6) {
-        PyErr_Format(PyExc_TypeError, "head_plan expected 6 arguments, got %zd", nargs);
-        return NULL;
-    }
-    if (!is_lane(args[0]))
+    if (!lane_args("head_plan", args, nargs, 6))
         return NULL;
     int bodiless = PyObject_IsTrue(args[5]);
     return bodiless < 0 ? NULL : plan_parts(args[0], args + 1, bodiless);
@@ -335,13 +339,9 @@ const char speedups_asgi_plan_doc[] =
 PyObject *speedups_asgi_plan(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "asgi_plan expected 2 arguments, got %zd", nargs);
+    if (!lane_args("asgi_plan", args, nargs, 2))
         return NULL;
-    }
     PyObject *lane = args[0], *scope = args[1];
-    if (!is_lane(lane))
-        return NULL;
     if (!PyDict_CheckExact(scope))
         Py_RETURN_NONE;
     if (!keys_loaded && load_keys() < 0)
@@ -391,14 +391,9 @@ const char speedups_whole_plain_json_doc[] =
 PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
                                     Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "whole_plain_json expected 3 arguments, got %zd",
-                     nargs);
+    if (!lane_args("whole_plain_json", args, nargs, 3))
         return NULL;
-    }
     PyObject *lane = args[0], *message = args[1];
-    if (!is_lane(lane))
-        return NULL;
     Py_ssize_t length = PyLong_AsSsize_t(args[2]);
     if (length == -1 && PyErr_Occurred())
         return NULL;
@@ -414,12 +409,12 @@ PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
     Py_INCREF(body);
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(body);
     size_t n = (size_t)length;
-    /* _json.opens_utf8: JSON_OPENS first, and no NUL second (RFC 4627 §3: a UTF-16
-     * or UTF-32 text has one in its first two bytes); and no backslash, so no escape
-     * to weigh (RFC 8259 §7). */
-    rc = body_rules_loaded ? 0 : load_body_rules();
+    /* _json.opens_utf8: JSON_OPENS first, and not JSON_WIDE_SECOND second (RFC 4627
+     * §3: a UTF-16 or UTF-32 text has a NUL in its first two bytes); and no
+     * backslash, so no escape to weigh (RFC 8259 §7). */
+    rc = json_rules_loaded ? 0 : load_json_rules();
     if (rc == 0)
-        rc = n > 0 && opens_set[p[0]] && (n < 2 || p[1] != 0) &&
+        rc = n > 0 && opens_set[p[0]] && (n < 2 || p[1] != wide_second) &&
              memchr(p, '\\', n) == NULL;
     if (rc == 1)
         rc = speedups_policy_is_valid(p, n, PyTuple_GET_ITEM(lane, 1));

@@ -22,11 +22,14 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
 __all__ = [
+    "ABSENT_CGI_VALUE",
     "ENVIRON_KEYS",
+    "TARGET_DELIMITERS",
     "EnvironKeys",
     "HeaderField",
     "HeaderKeys",
     "Parts",
+    "TargetDelimiters",
     "environ_head",
     "environ_parts",
     "head_from",
@@ -67,8 +70,30 @@ class HeaderField(NamedTuple):
 
     #: The field name, in lower case.
     name: bytes
-    #: Whether an empty value means there is no such field (a CGI key).
-    absent_when_empty: bool
+    #: The value that means there is no such field (a CGI key's:
+    #: :data:`ABSENT_CGI_VALUE`), or None (any value is the field's).
+    absent: str | None
+
+
+class TargetDelimiters(NamedTuple):
+    """The bytes :func:`target_path` splits a request target at (RFC 3986 §3). Read by
+    it and, at its first call, by the C twin, which splits an origin-form target
+    itself."""
+
+    #: RFC 9112 §3.2.1: an origin-form target starts with its absolute path's "/".
+    path: int
+    #: RFC 3986 §3.4: the query starts at the first "?".
+    query: int
+    #: RFC 3986 §3.5: the fragment starts at the first "#" and runs to the end.
+    fragment: int
+
+
+# Single bytes as ints: CPython 3.11's bytes.__contains__ tries a bytes needle as an
+# int first, and raising and clearing that TypeError costs far more.
+TARGET_DELIMITERS: Final = TargetDelimiters(path=0x2F, query=0x3F, fragment=0x23)
+#: RFC 3875 §4.1.2, §4.1.3: a CGI variable of a field the request lacks is NULL (the
+#: empty string) or unset, so this value means no such field (:class:`HeaderField`).
+ABSENT_CGI_VALUE: Final = ""
 
 
 # RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
@@ -77,17 +102,12 @@ _ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 _HEADER_PREFIX: Final = "HTTP_"
 #: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.
 _CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
-#: ``(key, field name, absent when empty)`` of the header keys of an environ.
-HeaderKeys = tuple[tuple[str, bytes, bool], ...]
+#: ``(key, field name, absent value)`` of the header keys of an environ.
+HeaderKeys = tuple[tuple[str, bytes, str | None], ...]
 #: What a cache holds for a tuple of environ keys (:func:`remember_keys`).
 Known = TypeVar("Known")
 #: The header keys of environs seen before, by their whole tuple of keys.
 _seen_keys: Final[dict[tuple[str, ...], HeaderKeys]] = {}
-# Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ tries a bytes
-# needle as an int first, and raising and clearing that TypeError costs far more.
-_SLASH: Final = 0x2F
-_QUESTION_MARK: Final = 0x3F
-_NUMBER_SIGN: Final = 0x23
 #: A request head as a WSGI environ gives it: raw path, decoded path, query, headers.
 Parts = tuple[bytes | None, bytes, bytes, list[tuple[bytes, bytes]]]
 
@@ -144,15 +164,16 @@ def target_path(target: bytes) -> bytes | None:
     """
     if not target:
         return None
+    slash, question_mark, number_sign = TARGET_DELIMITERS
     # origin-form (RFC 9112 §3.2.1), the common case, starts with "/".
-    absolute = None if target[0] == _SLASH else _ABSOLUTE_FORM.match(target)
+    absolute = None if target[0] == slash else _ABSOLUTE_FORM.match(target)
     path = target[absolute.end() :] if absolute else target
     fragment = b""
-    if _NUMBER_SIGN in path:
-        path, sign, rest = path.partition(b"#")
-        fragment = sign + rest
-    if _QUESTION_MARK in path:
-        path = path.partition(b"?")[0]
+    if number_sign in path:
+        at = path.index(number_sign)
+        path, fragment = path[:at], path[at:]
+    if question_mark in path:
+        path = path[: path.index(question_mark)]
     return path + fragment if fragment else path
 
 
@@ -210,9 +231,9 @@ def _headers(
     are appended to ``keys`` if given."""
     pairs: list[tuple[bytes, bytes]] = []
     add_pair = pairs.append
-    for key, name, absent_when_empty in header_keys(tuple(environ)):
+    for key, name, absent in header_keys(tuple(environ)):
         value = environ[key]
-        if isinstance(value, str) and (value or not absent_when_empty):
+        if isinstance(value, str) and value != absent:
             # wsgi_bytes, inlined: a call per header costs a fifth of this loop.
             try:
                 add_pair((name, value.encode("latin-1")))
@@ -224,7 +245,7 @@ def _headers(
 
 
 def header_keys(keys: tuple[str, ...]) -> HeaderKeys:
-    """``(key, field name, absent when empty)`` of each key that carries a header
+    """``(key, field name, absent value)`` of each key that carries a header
     (:func:`header_field`).
 
     Remembered by the whole tuple of keys (:data:`_seen_keys`, bounded by
@@ -264,16 +285,16 @@ else:
 def header_field(key: str) -> HeaderField | None:
     """The header an environ key carries, or None: ``HTTP_X_FORWARDED_FOR`` is
     ``x-forwarded-for`` (RFC 3875 §4.1.18: "_" for "-", upper case), and
-    ``CONTENT_TYPE`` and ``CONTENT_LENGTH`` carry theirs unless empty (§4.1.2,
-    §4.1.3: an empty value means the request has no such field).
+    ``CONTENT_TYPE`` and ``CONTENT_LENGTH`` carry theirs unless they hold
+    :data:`ABSENT_CGI_VALUE` (§4.1.2, §4.1.3).
 
     Cached: servers send the same few keys on every request. The C twin asks it too,
     for each key it has not met, so that this stays the one translation.
     """
     if key[: len(_HEADER_PREFIX)] == _HEADER_PREFIX:
-        name, cgi = key[len(_HEADER_PREFIX) :], False
+        name, absent = key[len(_HEADER_PREFIX) :], None
     elif key in _CGI_HEADERS:
-        name, cgi = key, True
+        name, absent = key, ABSENT_CGI_VALUE
     else:
         return None
-    return HeaderField(wsgi_bytes(name.replace("_", "-").lower()), cgi)
+    return HeaderField(wsgi_bytes(name.replace("_", "-").lower()), absent)

@@ -13,7 +13,13 @@ from ..._violation import Kind
 from ..engine._finding import Finding, Location, RequestKind
 from ._text import MAX_BODY_FINDINGS, Utf8Check
 
-__all__ = ["JSON_OPENS", "JsonInspector", "is_plain_json", "opens_utf8"]
+__all__ = [
+    "JSON_OPENS",
+    "JSON_WIDE_SECOND",
+    "JsonInspector",
+    "is_plain_json",
+    "opens_utf8",
+]
 
 #: Longest JSON escape the scanner waits for: a surrogate pair, "\\uD83D\\uDE00".
 _PAIR_BYTES: Final = 12
@@ -32,6 +38,9 @@ _UTF8_ENCODINGS: Final = ("utf-8", "utf-8-sig")
 _DETECT_BYTES: Final = 4
 #: RFC 8259 §2: what an object and an array begin with (the C lane reads it).
 JSON_OPENS: Final = (b"{", b"[")
+#: RFC 4627 §3 (json.detect_encoding): a UTF-16 or UTF-32 text that opens with "{" or
+#: "[" has a NUL as its second byte (the C lane reads it).
+JSON_WIDE_SECOND: Final = b"\x00"
 #: The escape character (RFC 8259 §7), as the int that ``in`` looks up with one
 #: memchr: with a one-byte ``bytes`` needle, ``bytes.__contains__`` first tries the
 #: needle as an int and builds a TypeError it drops, which cost about 1.5 us per
@@ -59,7 +68,7 @@ def opens_utf8(body: bytes) -> bool:
     """True when ``json.detect_encoding`` must say UTF-8 (a shortcut: False decides
     nothing): an object or array opens it and no NUL follows (no byte order mark
     starts with "{" or "[", and a UTF-16/32 guess needs NUL in the first two)."""
-    return body[:1] in JSON_OPENS and body[1:2] != b"\x00"
+    return body[:1] in JSON_OPENS and body[1:2] != JSON_WIDE_SECOND
 
 
 class JsonInspector:

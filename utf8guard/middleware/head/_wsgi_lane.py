@@ -50,9 +50,9 @@ class KeysPlan(NamedTuple):
     values_of: Callable[[WSGIEnvironment], tuple[object, ...]]
     #: ``(str, ...)``, as long.
     types: tuple[type, ...]
-    #: ``(position, mask bit)`` of each key among them whose empty value means no
-    #: such field (``header_field``'s ``absent_when_empty``: the CGI keys).
-    cgi: tuple[tuple[int, int], ...]
+    #: ``(position, mask bit, value)`` of each key among them that has a value
+    #: meaning no such field (``header_field``'s ``absent``: the CGI keys).
+    cgi: tuple[tuple[int, int, str], ...]
     #: By the mask of those keys whose value is empty: where the once-only fields
     #: are (positions in the values), or None when the names are the full check's.
     variants: tuple[FieldIndexes | None, ...]
@@ -93,14 +93,14 @@ def _clean_fields(environ: WSGIEnvironment, policy: Policy) -> OnceFields | None
     if tuple(map(type, texts)) != types:
         return None
     mask = 0
-    for position, bit in cgi:
-        # Empty: no such field (_wsgi_environ.header_field, RFC 3875 §4.1.2-3).
-        if not texts[position]:
+    for position, bit, absent in cgi:
+        # No such field (_wsgi_environ.header_field, RFC 3875 §4.1.2-3).
+        if texts[position] == absent:
             mask |= bit
     found = variants[mask]
     if found is None:
         return None
-    # An empty CGI value joins as one more SP: no byte that any rule refuses.
+    # An absent CGI value is joined too: its bytes can only make the lane decline.
     try:
         joined = _VALUE_JOINER.join(texts).encode("latin-1")
     except UnicodeEncodeError:
@@ -119,8 +119,10 @@ def _clean_fields(environ: WSGIEnvironment, policy: Policy) -> OnceFields | None
 def _keys_plan(keys: tuple[str, ...]) -> KeysPlan:
     """The :data:`KeysPlan` of an environ's keys, remembered when within bounds."""
     fields = header_keys(keys)
-    cgi_positions = [n for n, (_, _, empty_absent) in enumerate(fields) if empty_absent]
-    cgi = tuple((position, 1 << n) for n, position in enumerate(cgi_positions))
+    cgi_fields = [
+        (n, absent) for n, (_, _, absent) in enumerate(fields) if absent is not None
+    ]
+    cgi = tuple((n, 1 << bit, absent) for bit, (n, absent) in enumerate(cgi_fields))
     variants = tuple(_indexes(fields, cgi, mask) for mask in range(1 << len(cgi)))
     plan = KeysPlan(
         _getter(tuple(key for key, _, _ in fields)), (str,) * len(fields), cgi, variants
@@ -130,12 +132,12 @@ def _keys_plan(keys: tuple[str, ...]) -> KeysPlan:
 
 
 def _indexes(
-    fields: HeaderKeys, cgi: tuple[tuple[int, int], ...], mask: int
+    fields: HeaderKeys, cgi: tuple[tuple[int, int, str], ...], mask: int
 ) -> FieldIndexes | None:
     """Where ``_clean.name_facts`` finds the once-only fields among ``fields`` but
     the CGI keys in ``mask`` (positions among all ``fields``); None when the names
     are the full check's."""
-    dropped = {position for position, bit in cgi if mask & bit}
+    dropped = {position for position, bit, _ in cgi if mask & bit}
     kept = [n for n in range(len(fields)) if n not in dropped]
     count, found = name_facts([fields[n][1] for n in kept])
     if count != len(kept) or found is None:
