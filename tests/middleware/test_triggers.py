@@ -150,8 +150,11 @@ def test_a_search_finds_what_in_finds(needles: tuple[bytes, ...], value: bytes) 
     drawn from a small alphabet, so needles do occur)."""
     expected = any(needle in value for needle in needles)
     assert bool(search_of(needles)(value)) is expected
-    marks, search = gate_of(needles)
+    marks, search, byte = gate_of(needles)
     assert (0 in value.translate(marks) and bool(search(value))) is expected
+    if byte is not None:
+        assert (byte in value) is expected
+    assert (byte is not None) is (len(needles) == 1 and len(needles[0]) == 1)
 
 
 @settings(max_examples=300, deadline=None)
@@ -363,9 +366,10 @@ def test_query_needles_without_an_escape_are_looked_for(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A query needle that needs no "%" is looked for in every query, decoded."""
-    marks, search = gate_of((b"%", b"a b"))
+    marks, search, byte = gate_of((b"%", b"a b"))
     monkeypatch.setattr(_clean, "_QUERY_MARKS", marks)
     monkeypatch.setattr(_clean, "_QUERY_SEARCH", search)
+    monkeypatch.setattr(_clean, "_QUERY_BYTE", byte)
     monkeypatch.setattr(_clean, "_QUERY_PLAIN_NEEDLE", True)
     assert not _clean._is_clean_query(b"q=a+b", IDENTIFIER)
     assert _clean._is_clean_query(b"q=ab", IDENTIFIER)
@@ -403,7 +407,7 @@ def test_longer_decoded_path_needles_are_looked_for(
 ) -> None:
     """The lane's search of the decoded path takes any needle a rule declares, not
     only the single bytes declared today."""
-    marks, search = gate_of((b"ab", "\u00e9".encode()))
+    marks, search, _ = gate_of((b"ab", "\u00e9".encode()))
     monkeypatch.setattr(_clean, "_DECODED_PATH_MARKS", marks)
     monkeypatch.setattr(_clean, "_DECODED_PATH_SEARCH", search)
     policy = GuardConfig().effective_path_policy

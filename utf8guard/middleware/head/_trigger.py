@@ -40,10 +40,14 @@ class Gate(NamedTuple):
     """A trigger's needles as the pure-Python lane looks for them in a value: only
     when ``0 in value.translate(marks)`` (a needle's first byte is there, or a NUL)
     can ``search(value)`` find one. One ``translate`` pass and a ``bytes`` search
-    cost less than a Python loop over the needles (about a third, callgrind)."""
+    cost less than a Python loop over the needles (about a third, callgrind).
+    When the one needle is one byte, ``byte in value`` says it all, at a quarter of
+    the ``translate`` pass."""
 
     marks: bytes
     search: Search
+    #: The one needle's byte, when the needles are one single byte; else None.
+    byte: int | None
 
 
 def search_of(needles: tuple[bytes, ...]) -> Search:
@@ -67,7 +71,8 @@ def gate_of(needles: tuple[bytes, ...]) -> Gate:
     """``needles`` as a :class:`Gate`."""
     first = {needle[0] for needle in needles} | {0}
     marks = bytes(0 if byte in first else byte for byte in range(256))
-    return Gate(marks, search_of(needles))
+    byte = needles[0][0] if len(needles) == 1 and len(needles[0]) == 1 else None
+    return Gate(marks, search_of(needles), byte)
 
 
 def second_marks_of(needles: tuple[bytes, ...]) -> bytes:
