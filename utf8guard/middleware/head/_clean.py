@@ -52,7 +52,6 @@ __all__ = [
     "clean_head",
     "clean_headers",
     "is_clean_head",
-    "is_lookalike_free",
     "name_facts",
     "once_fields",
     "py_scan_head",
@@ -118,13 +117,10 @@ def clean_head(
     )
     if found is None or not found[0] or config.allow_lookalike_separators:
         return found
-    # raw_path is set: only a head with a raw target is clean.
-    return found if is_lookalike_free(raw_path or b"") else None
-
-
-def is_lookalike_free(raw_path: bytes) -> bool:
-    """True when the clean ``raw_path``, decoded, holds no look-alike separator."""
-    return LOOKALIKE.search(strict_unquote(raw_path) or b"") is None
+    # raw_path is set: only a head with a raw target is clean, and its escapes all
+    # decode. Inline: the call of a helper cost 0.3k instructions a head (bench_lane).
+    decoded = strict_unquote(raw_path or b"") or b""
+    return found if LOOKALIKE.search(decoded) is None else None
 
 
 def py_scan_head(
