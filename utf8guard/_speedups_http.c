@@ -348,7 +348,7 @@ static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
     return rc;
 }
 
-/* py is_lookalike_free of a clean raw path (so every escape decodes): 1, 0, -1. */
+/* py clean_head's look-alike test of a clean raw path (so every escape decodes): 1, 0, -1. */
 static int lookalike_free(PyObject *raw) {
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(raw);
     size_t n = (size_t)PyBytes_GET_SIZE(raw);

@@ -28,7 +28,12 @@ from utf8guard.middleware.head._abnf import TCHAR
 from utf8guard.middleware.head._clean import TRIGGERS, clean_head, py_scan_head
 from utf8guard.middleware.head._percent import strict_unquote
 from utf8guard.middleware.head._request import RequestHead, inspect_head
-from utf8guard.middleware.head._trigger import Trigger, gate_of, search_of
+from utf8guard.middleware.head._trigger import (
+    Trigger,
+    gate_of,
+    search_of,
+    second_marks_of,
+)
 
 from ..vectors import INVALID, POLICY
 
@@ -145,8 +150,39 @@ def test_a_search_finds_what_in_finds(needles: tuple[bytes, ...], value: bytes) 
     drawn from a small alphabet, so needles do occur)."""
     expected = any(needle in value for needle in needles)
     assert bool(search_of(needles)(value)) is expected
-    marks, search = gate_of(needles)
+    marks, search, byte = gate_of(needles)
     assert (0 in value.translate(marks) and bool(search(value))) is expected
+    if byte is not None:
+        assert (byte in value) is expected
+    assert (byte is not None) is (len(needles) == 1 and len(needles[0]) == 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_NEEDLE_BYTES.map(bytes.lower), max_size=4).map(tuple),
+    st.binary(max_size=12).map(
+        lambda v: v.translate(bytes.maketrans(b"ABCDEFGH", b"/%.ABCDa"))
+    ),
+)
+def test_a_second_byte_gate_passes_every_match(
+    needles: tuple[bytes, ...], value: bytes
+) -> None:
+    """Whenever "/" + ``value`` in lower case holds a (lower-case) needle, as the
+    raw path is searched, ``second_marks_of``'s gate lets ``value`` through."""
+    slashed = b"/" + value
+    if any(needle in slashed.lower() for needle in needles):
+        assert 0 in slashed.translate(second_marks_of(needles))
+
+
+def test_the_raw_path_gate_is_the_needles_second_bytes() -> None:
+    """A path holding no needle's second byte is not searched; each needle's second
+    byte, in either case, makes the search run (the bytes come from the table)."""
+    marks = _clean._RAW_PATH_MARKS
+    assert 0 not in b"/api/caf%C3%A9/items".translate(marks)
+    for needle in TRIGGERS.raw_path.needles:
+        second = needle[1:2]
+        assert 0 in (b"/a" + second.upper()).translate(marks), needle
+        assert 0 in (b"/a" + second).translate(marks), needle
 
 
 def test_fields_are_once_only() -> None:
@@ -330,9 +366,10 @@ def test_query_needles_without_an_escape_are_looked_for(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A query needle that needs no "%" is looked for in every query, decoded."""
-    marks, search = gate_of((b"%", b"a b"))
+    marks, search, byte = gate_of((b"%", b"a b"))
     monkeypatch.setattr(_clean, "_QUERY_MARKS", marks)
     monkeypatch.setattr(_clean, "_QUERY_SEARCH", search)
+    monkeypatch.setattr(_clean, "_QUERY_BYTE", byte)
     monkeypatch.setattr(_clean, "_QUERY_PLAIN_NEEDLE", True)
     assert not _clean._is_clean_query(b"q=a+b", IDENTIFIER)
     assert _clean._is_clean_query(b"q=ab", IDENTIFIER)
@@ -370,7 +407,7 @@ def test_longer_decoded_path_needles_are_looked_for(
 ) -> None:
     """The lane's search of the decoded path takes any needle a rule declares, not
     only the single bytes declared today."""
-    marks, search = gate_of((b"ab", "\u00e9".encode()))
+    marks, search, _ = gate_of((b"ab", "\u00e9".encode()))
     monkeypatch.setattr(_clean, "_DECODED_PATH_MARKS", marks)
     monkeypatch.setattr(_clean, "_DECODED_PATH_SEARCH", search)
     policy = GuardConfig().effective_path_policy

@@ -24,7 +24,7 @@ from utf8guard.middleware import wsgi as wsgi_module
 from utf8guard.middleware.adapter._wsgi_environ import py_environ_parts
 from utf8guard.middleware.engine._spool import REPLAY_BYTES
 from utf8guard.middleware.head import _seen
-from utf8guard.middleware.head._clean import _seen_names, name_facts
+from utf8guard.middleware.head._clean_fields import _seen_names, name_facts
 from utf8guard.middleware.head._fast import NO_BODY, Lane, Plan, lane_for, py_head_plan
 from utf8guard.middleware.head._wsgi_lane import _seen_plans, py_wsgi_plan
 
