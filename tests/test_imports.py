@@ -22,7 +22,19 @@ import pytest
 ROOT: Final = Path(__file__).resolve().parents[1]
 #: Modules each import must leave unimported (issue 28: each costs milliseconds).
 DEFERRED: Final = {
-    "utf8guard": ("logging", "pathlib", "urllib.parse", "http", "difflib", "json"),
+    # dataclasses (with inspect, ast, dis, tokenize) and typing: the core's records
+    # are hand-written slotted classes, its Final annotations for mypy only.
+    "utf8guard": (
+        "logging",
+        "pathlib",
+        "urllib.parse",
+        "http",
+        "difflib",
+        "json",
+        "dataclasses",
+        "inspect",
+        "typing",
+    ),
     "utf8guard.middleware": (
         "logging",
         "pathlib",

@@ -8,12 +8,17 @@ needed.
 from __future__ import annotations
 
 import re
-from typing import Final, NamedTuple
 
 from ._policy import Policy, refused_ranges
-from ._ranges import Ranges
 from ._tables import LEADS, MAX_SEQUENCE_BYTES
-from ._violation import Kind
+from ._violation import Frozen, Kind
+
+# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+    from ._ranges import Ranges
 
 __all__ = [
     "Gate",
@@ -42,12 +47,23 @@ ByteClasses = tuple[tuple[int, int], ...]
 Gate = tuple[int, tuple[str, ...], tuple[tuple[int, re.Pattern[bytes]], ...]]
 
 
-class Plan(NamedTuple):
+class Plan(Frozen):
     """How to scan a well-formed region for the code points one policy refuses.
 
-    A NamedTuple, not a dataclass: building a dataclass costs some 4 M instructions
-    at import (issue 28), a NamedTuple a fifth of that.
+    Not a dataclass or NamedTuple: importing ``dataclasses`` or ``typing`` costs more
+    than the rest of ``import utf8guard`` (issue 28).
     """
+
+    _fields = (
+        "pattern",
+        "ascii_clean",
+        "gates",
+        "leads",
+        "tails",
+        "tail_byte",
+        "patterns",
+    )
+    __slots__ = _fields
 
     #: matches any refused encoding; None when the policy refuses no code point
     pattern: re.Pattern[bytes] | None
@@ -65,6 +81,20 @@ class Plan(NamedTuple):
     #: every gate's regex as ``(lead, second, regex)``: all that is left to run where
     #: ``tail_byte`` is absent
     patterns: tuple[tuple[int, int, re.Pattern[bytes]], ...]
+
+    def __init__(
+        self,
+        pattern: re.Pattern[bytes] | None,
+        ascii_clean: bool,
+        gates: tuple[Gate, ...] | None,
+        leads: bytes,
+        tails: re.Pattern[bytes] | None,
+        tail_byte: int | None,
+        patterns: tuple[tuple[int, int, re.Pattern[bytes]], ...],
+    ) -> None:
+        values = (pattern, ascii_clean, gates, leads, tails, tail_byte, patterns)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def _byte_classes(lo: int, hi: int) -> list[ByteClasses]:

@@ -11,13 +11,17 @@ runs only where something is wrong. ``bench/README.md`` has the measurements.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Final
 
 from ._accel import compiled_first_violation, compiled_is_valid
 from ._plan import Plan, narrow_gate, plan_for, strict_tail_other, tail_gate
 from ._policy import STRICT, Policy
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind, Utf8Error, Violation
+
+# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "BytesLike",
