@@ -139,6 +139,11 @@ class Violation(Frozen):
         object.__setattr__(self, "start", start)
         object.__setattr__(self, "end", end)
 
+    def _values(self) -> tuple[Kind, int, int]:
+        # Written out: ==, hash and repr of violations are frequent enough (sets of
+        # findings, test oracles) to want no loop here.
+        return (self.kind, self.start, self.end)
+
 
 def describe(violation: Violation, data: bytes | None = None) -> str:
     """Message text: kind, offsets and a short hex snippet of the offending bytes."""
