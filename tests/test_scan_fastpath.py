@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from itertools import product
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -25,7 +26,6 @@ from utf8guard import (
 )
 from utf8guard import _scan as scan
 from utf8guard._plan import (
-    Gate,
     Plan,
     gate_pairs,
     narrow_gate,
@@ -36,6 +36,9 @@ from utf8guard._plan import (
 from utf8guard._policy import refused_ranges
 
 from .conftest import ALL_POLICIES, FLAGS
+
+if TYPE_CHECKING:
+    from utf8guard._plan import Gate
 
 NO_PRIVATE_USE = Policy(allow_private_use=False)  # too many code points for gates
 POLICIES = [STRICT, WELL_FORMED, IDENTIFIER, NO_PRIVATE_USE, Policy(allow_bom=False)]
