@@ -23,7 +23,8 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 #: Modules each import must leave unimported (issue 28: each costs milliseconds).
 DEFERRED: Final = {
     # dataclasses (with inspect, ast, dis, tokenize) and typing: the core's records
-    # are hand-written slotted classes, its Final annotations for mypy only.
+    # are hand-written slotted classes, its Final annotations for mypy only;
+    # warnings only for a kernel name the CPU lacks.
     "utf8guard": (
         "logging",
         "pathlib",
@@ -34,6 +35,7 @@ DEFERRED: Final = {
         "dataclasses",
         "inspect",
         "typing",
+        "warnings",
     ),
     "utf8guard.middleware": (
         "logging",

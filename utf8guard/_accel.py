@@ -11,7 +11,6 @@ build does not offer is a ``RuntimeWarning``, and the fastest kernel is used.
 from __future__ import annotations
 
 import os
-import warnings
 
 # typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
 TYPE_CHECKING = False
@@ -96,6 +95,8 @@ def pick_kernel(implementation: str) -> str:
         if wanted in supported:
             _speedups.set_isa(wanted)
         else:
+            import warnings  # only for this mistake (issue 28: import time)
+
             warnings.warn(
                 f"{ISA_ENV}={wanted!r} is not a kernel this build runs on this CPU "
                 f"({', '.join(supported)}, or auto): using {_speedups.isa()}",
