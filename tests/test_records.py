@@ -123,6 +123,20 @@ def test_subclass_instances_are_not_equal_to_the_base() -> None:
     assert repr(Marked(Kind.NUL, 1, 2)).startswith("test_subclass_instances")
 
 
+class Marked(Policy):
+    """A subclass at module level, where pickle finds it."""
+
+    __slots__ = ()
+
+
+def test_a_subclass_pickles_as_itself() -> None:
+    marked = Marked(allow_bom=False)
+    back = pickle.loads(pickle.dumps(marked))  # noqa: S301 (own bytes)
+    assert (type(back), back._values()) == (Marked, marked._values())
+    assert type(copy.copy(marked)) is Marked
+    assert type(marked.replace(allow_nul=False)) is Marked
+
+
 def _scanned() -> Violation:
     found = find_violation(b"ab\xed\xa0\x80")
     assert found is not None

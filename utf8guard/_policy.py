@@ -151,14 +151,14 @@ class Policy(Frozen):
     def _values(self) -> tuple[bool, ...]:
         return self._flags
 
-    def __reduce__(self) -> tuple[object, tuple[bool, ...]]:
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # Keyword-only: rebuilt by a function that names the flags.
-        return (_from_flags, self._flags)
+        return (_from_flags, (type(self), *self._flags))
 
 
-def _from_flags(*flags: bool) -> Policy:
-    """The Policy with ``flags`` in FLAGS order (what a pickled Policy holds)."""
-    return Policy(**dict(zip(FLAGS, flags, strict=True)))
+def _from_flags(cls: type[Policy], *flags: bool) -> Policy:
+    """The ``cls`` with ``flags`` in FLAGS order (what a pickled Policy holds)."""
+    return cls(**dict(zip(FLAGS, flags, strict=True)))
 
 
 #: Well-formed UTF-8 and no noncharacters (the default).
