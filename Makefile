@@ -42,7 +42,7 @@ unit: $(VENV)/.installed
 # both implementations pass them; the rest of the suite runs once, on the default one.
 CORE_TESTS = $(wildcard tests/test_scan.py tests/test_stream.py tests/test_repair.py \
 	tests/test_corpus.py tests/test_properties.py tests/test_regressions.py \
-	tests/test_fuzz_corpus.py)
+	tests/test_fuzz_corpus.py tests/test_records.py)
 unit-pure: $(VENV)/.installed unit-pure-middleware
 	$(if $(CORE_TESTS),UTF8GUARD_PURE_PYTHON=1 $(BIN)/pytest -q -p no:cacheprovider \
 	  --cov --cov-append --cov-report= --cov-fail-under=0 $(CORE_TESTS))

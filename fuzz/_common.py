@@ -18,13 +18,14 @@ import logging
 import re
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final, NoReturn
 from urllib.parse import unquote_to_bytes
 
 from fuzz import _multipart
 from utf8guard import STRICT, BytesLike, Policy, reference
+from utf8guard._policy import FLAGS
 from utf8guard.middleware import Utf8GuardMiddleware
 from utf8guard.middleware.asgi import ASGIApp, Message, Scope
 
@@ -49,11 +50,9 @@ __all__ = [
 ]
 
 #: Bit ``i`` of the policy byte flips ``POLICY_FLAGS[i]`` from its STRICT default, so
-#: 0x00 is STRICT, 0x01 WELL_FORMED and 0x0E IDENTIFIER. Read from the dataclass, so
+#: 0x00 is STRICT, 0x01 WELL_FORMED and 0x0E IDENTIFIER. Read from Policy's FLAGS, so
 #: a new flag needs no edit here (only a free bit, checked below).
-POLICY_FLAGS: Final = tuple(
-    f.name for f in fields(Policy) if f.name.startswith("allow_")
-)
+POLICY_FLAGS: Final = FLAGS
 #: Bits 6 and 7 of the policy byte choose how the bytes are handed over.
 _WRAP_SHIFT: Final = 6
 if len(POLICY_FLAGS) > _WRAP_SHIFT:  # fail closed: never fuzz a silently wrong policy

@@ -39,7 +39,7 @@ __all__ = ["HEADER_BYTES", "MAX_LEN", "TestOneInput", "check", "main", "policy_o
 HEADER_BYTES: Final = 2
 #: libFuzzer -max_len: several 64-byte blocks with room for the scalar resume.
 MAX_LEN: Final = 1024
-#: In ``allow_*`` order (``fields(Policy)``): bit i of the selector turns flag i off.
+#: In ``allow_*`` order (``_policy.FLAGS``): bit i of the selector turns flag i off.
 FLAGS: Final = POLICY_FLAGS
 
 FirstViolation = Callable[[BytesLike, int, int, Policy], "Violation | None"]

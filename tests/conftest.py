@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
-from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -51,8 +51,8 @@ def pytest_make_parametrize_id(
     return None
 
 
-#: The init fields of Policy, in order.
-FLAGS = [f.name for f in fields(Policy) if f.init]
+#: Policy's keyword arguments, in order (its signature, not _policy.FLAGS).
+FLAGS = list(inspect.signature(Policy).parameters)
 #: All 64 policies.
 ALL_POLICIES = [
     Policy(**dict(zip(FLAGS, values, strict=True)))

@@ -22,7 +22,21 @@ import pytest
 ROOT: Final = Path(__file__).resolve().parents[1]
 #: Modules each import must leave unimported (issue 28: each costs milliseconds).
 DEFERRED: Final = {
-    "utf8guard": ("logging", "pathlib", "urllib.parse", "http", "difflib", "json"),
+    # dataclasses (with inspect, ast, dis, tokenize) and typing: the core's records
+    # are hand-written slotted classes, its Final annotations for mypy only;
+    # warnings only for a kernel name the CPU lacks.
+    "utf8guard": (
+        "logging",
+        "pathlib",
+        "urllib.parse",
+        "http",
+        "difflib",
+        "json",
+        "dataclasses",
+        "inspect",
+        "typing",
+        "warnings",
+    ),
     "utf8guard.middleware": (
         "logging",
         "pathlib",
@@ -69,6 +83,24 @@ def test_import_leaves_deferred_modules_unimported(module: str, pure: bool) -> N
     loaded = set(_fresh(code, pure=pure).splitlines())
     assert module in loaded
     assert sorted(loaded & set(DEFERRED[module])) == []
+
+
+def test_c_build_compiles_no_plan_at_import() -> None:
+    # The C build needs no regex at import (issue 28); the pure-Python is_valid,
+    # asked for by name, compiles STRICT's plan then and agrees with the standard:
+    # U+FFFE is a noncharacter (Unicode ch. 23.7), U+00E9 is not.
+    code = (
+        "import utf8guard\n"
+        "from utf8guard import _scan\n"
+        "print(utf8guard.IMPLEMENTATION, 're' in sys.modules)\n"
+        "check = _scan.python_is_valid\n"
+        "print(check(b'\\xef\\xbf\\xbe'), check(b'\\xc3\\xa9'), 're' in sys.modules)\n"
+        "print(check is _scan.python_is_valid, hasattr(_scan, 'no_such_name'))\n"
+    )
+    lines = _fresh(code, pure=False).splitlines()
+    if lines[0].startswith("python"):
+        pytest.skip("the C extension is not built")
+    assert lines == ["c False", "False True True", "True False"]
 
 
 @pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])

@@ -43,7 +43,7 @@ def test_presets() -> None:
 
 def test_policy_is_frozen_keyword_only_and_typed() -> None:
     with pytest.raises(AttributeError):
-        STRICT.allow_nul = False  # type: ignore[misc]  # frozen on purpose
+        STRICT.allow_nul = False
     with pytest.raises(TypeError):
         Policy(False)  # type: ignore[call-arg]  # keyword-only on purpose
     with pytest.raises(TypeError, match="allow_nul must be a bool, not int"):

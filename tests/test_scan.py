@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import array
 import pickle
-from dataclasses import replace
 
 import pytest
 
@@ -75,9 +74,9 @@ def test_valid_vectors(data: bytes) -> None:
 )
 def test_policy_flags(data: bytes, flag: str, kind: Kind, start: int, end: int) -> None:
     assert is_valid(data, STRICT)
-    refusing = replace(STRICT, **{flag: False})
+    refusing = STRICT.replace(**{flag: False})
     assert find_violation(data, refusing) == Violation(kind, start, end)
-    others = replace(Policy(**{f: False for f in ("allow_nul", "allow_controls")}))
+    others = Policy(**{f: False for f in ("allow_nul", "allow_controls")})
     if flag not in ("allow_nul", "allow_controls"):
         assert is_valid(data, others)
 
@@ -255,3 +254,14 @@ def test_kuhn_corpus_agrees_with_reference(kuhn_corpus: bytes, policy: Policy) -
     assert list(iter_violations(kuhn_corpus, policy)) == list(
         reference.iter_violations(kuhn_corpus, policy)
     )
+
+
+def test_python_is_valid_is_the_only_late_name() -> None:
+    # _scan's module __getattr__ supplies python_is_valid (bound late in the C build,
+    # issue 28) and nothing else.
+    from utf8guard import _scan
+
+    assert _scan.python_is_valid(b"\xef\xb7\x90") is False  # U+FDD0, a noncharacter
+    assert _scan.python_is_valid("\u00e9".encode()) is True
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        _scan.no_such_name  # noqa: B018 - the lookup is the test

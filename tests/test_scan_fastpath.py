@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from itertools import product
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -25,6 +26,7 @@ from utf8guard import (
 )
 from utf8guard import _scan as scan
 from utf8guard._plan import (
+    Plan,
     gate_pairs,
     narrow_gate,
     plan_for,
@@ -34,6 +36,9 @@ from utf8guard._plan import (
 from utf8guard._policy import refused_ranges
 
 from .conftest import ALL_POLICIES, FLAGS
+
+if TYPE_CHECKING:
+    from utf8guard._plan import Gate
 
 NO_PRIVATE_USE = Policy(allow_private_use=False)  # too many code points for gates
 POLICIES = [STRICT, WELL_FORMED, IDENTIFIER, NO_PRIVATE_USE, Policy(allow_bom=False)]
@@ -332,9 +337,17 @@ def test_every_gated_code_point_holds_a_gate_pair(policy: Policy) -> None:
         assert any(pair in chr(cp).encode() for pair in pairs), hex(cp)
 
 
+def _with_gates(plan: Plan, gates: tuple[Gate, ...] | None) -> Plan:
+    """``plan`` with other gates (a Plan is immutable)."""
+    p = plan
+    return Plan(
+        p.pattern, p.ascii_clean, gates, p.leads, p.tails, p.tail_byte, p.patterns
+    )
+
+
 def test_gate_pairs_of_strict_and_of_a_plan_without_gates() -> None:
     assert gate_pairs(plan_for(STRICT)) == (b"\xbf\xbe", b"\xbf\xbf", b"\xef\xb7")
-    ungated = plan_for(STRICT)._replace(gates=None)
+    ungated = _with_gates(plan_for(STRICT), None)
     with pytest.raises(ValueError, match="plan with gates"):
         gate_pairs(ungated)
 
@@ -343,6 +356,6 @@ def test_strict_tail_other_needs_its_three_pairs() -> None:
     plan = plan_for(STRICT)
     assert strict_tail_other(plan) == 0xBE
     # U+FFFD (EF BF BD) looked up too: a second T x pair.
-    wider = plan._replace(gates=(*(plan.gates or ()), (0xEF, ("\ufffd",), ())))
+    wider = _with_gates(plan, (*(plan.gates or ()), (0xEF, ("\ufffd",), ())))
     with pytest.raises(ValueError, match="T x, T T and one regex prefix"):
         strict_tail_other(wider)

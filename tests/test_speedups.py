@@ -338,11 +338,14 @@ BROKEN_TABLES: Final = [
     ),
     (
         "unknown-flag",
-        "import dataclasses\n"
-        "p.Policy = dataclasses.make_dataclass('Policy', "
-        "[(f.name, bool, True) for f in dataclasses.fields(p.Policy) if f.init]"
-        " + [('allow_extra', bool, True)], kw_only=True)",
+        "p.FLAGS = (*p.FLAGS, 'allow_extra')",
         "Policy field 'allow_extra' is not the flag _speedups expects",
+        "import",
+    ),
+    (
+        "missing-flag",
+        "p.FLAGS = p.FLAGS[:-1]",
+        "Policy has 5 flags, _speedups knows 6",
         "import",
     ),
 ]

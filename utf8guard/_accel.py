@@ -11,12 +11,30 @@ build does not offer is a ``RuntimeWarning``, and the fastest kernel is used.
 from __future__ import annotations
 
 import os
-import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Protocol
 
-from ._policy import Policy
-from ._violation import Violation
+# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Final, Protocol
+
+    from ._policy import Policy
+    from ._violation import Violation
+
+    FirstViolation = Callable[
+        [bytes | bytearray | memoryview, int, int, Policy], Violation | None
+    ]
+    StreamStep = Callable[
+        [bytes, bytes | bytearray | memoryview, Policy], bytes | Violation
+    ]
+
+    class IsValid(Protocol):
+        """The signature of the public ``is_valid``, compiled or not."""
+
+        def __call__(
+            self, data: bytes | bytearray | memoryview, policy: Policy = ...
+        ) -> bool: ...
+
 
 __all__ = [
     "IMPLEMENTATION",
@@ -34,23 +52,6 @@ __all__ = [
 PURE_PYTHON_ENV: Final = "UTF8GUARD_PURE_PYTHON"
 #: Environment variable that picks the compiled scanner's kernel by name.
 ISA_ENV: Final = "UTF8GUARD_ISA"
-
-FirstViolation = Callable[
-    [bytes | bytearray | memoryview, int, int, Policy], Violation | None
-]
-StreamStep = Callable[
-    [bytes, bytes | bytearray | memoryview, Policy], bytes | Violation
-]
-
-
-if TYPE_CHECKING:  # a Protocol class costs import time; only mypy needs it
-
-    class IsValid(Protocol):
-        """The signature of the public ``is_valid``, compiled or not."""
-
-        def __call__(
-            self, data: bytes | bytearray | memoryview, policy: Policy = ...
-        ) -> bool: ...
 
 
 def load() -> tuple[str, FirstViolation | None, IsValid | None, StreamStep | None]:
@@ -94,6 +95,8 @@ def pick_kernel(implementation: str) -> str:
         if wanted in supported:
             _speedups.set_isa(wanted)
         else:
+            import warnings  # only for this mistake (issue 28: import time)
+
             warnings.warn(
                 f"{ISA_ENV}={wanted!r} is not a kernel this build runs on this CPU "
                 f"({', '.join(supported)}, or auto): using {_speedups.isa()}",

@@ -7,16 +7,27 @@ needed.
 
 from __future__ import annotations
 
-import re
-from typing import Final, NamedTuple
-
 from ._policy import Policy, refused_ranges
-from ._ranges import Ranges
 from ._tables import LEADS, MAX_SEQUENCE_BYTES
-from ._violation import Kind
+from ._violation import Frozen, Kind
+
+# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it. ``re``
+# (a fifth of the import with STRICT's regexes) is imported by the functions that
+# compile a plan, at a policy's first use: the C build needs none to import.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import Final
+
+    from ._ranges import Ranges
+
+    #: A lead byte; the refused characters with that lead, looked up in the decoded
+    #: text (``str.__contains__`` runs at memchr speed); and bytes regexes for larger
+    #: groups, each with the second byte of its literal 2-byte prefix, a cheaper gate
+    #: of its own.
+    Gate = tuple[int, tuple[str, ...], tuple[tuple[int, re.Pattern[bytes]], ...]]
 
 __all__ = [
-    "Gate",
     "Plan",
     "gate_pairs",
     "narrow_gate",
@@ -36,18 +47,23 @@ _LENGTH_LIMITS: Final = (0x7F, 0x7FF, 0xFFFF)
 ByteClasses = tuple[tuple[int, int], ...]
 
 
-#: A lead byte; the refused characters with that lead, looked up in the decoded text
-#: (``str.__contains__`` runs at memchr speed); and bytes regexes for larger groups,
-#: each with the second byte of its literal 2-byte prefix, a cheaper gate of its own.
-Gate = tuple[int, tuple[str, ...], tuple[tuple[int, re.Pattern[bytes]], ...]]
-
-
-class Plan(NamedTuple):
+class Plan(Frozen):
     """How to scan a well-formed region for the code points one policy refuses.
 
-    A NamedTuple, not a dataclass: building a dataclass costs some 4 M instructions
-    at import (issue 28), a NamedTuple a fifth of that.
+    Not a dataclass or NamedTuple: importing ``dataclasses`` or ``typing`` costs more
+    than the rest of ``import utf8guard`` (issue 28).
     """
+
+    _fields = (
+        "pattern",
+        "ascii_clean",
+        "gates",
+        "leads",
+        "tails",
+        "tail_byte",
+        "patterns",
+    )
+    __slots__ = _fields
 
     #: matches any refused encoding; None when the policy refuses no code point
     pattern: re.Pattern[bytes] | None
@@ -65,6 +81,20 @@ class Plan(NamedTuple):
     #: every gate's regex as ``(lead, second, regex)``: all that is left to run where
     #: ``tail_byte`` is absent
     patterns: tuple[tuple[int, int, re.Pattern[bytes]], ...]
+
+    def __init__(
+        self,
+        pattern: re.Pattern[bytes] | None,
+        ascii_clean: bool,
+        gates: tuple[Gate, ...] | None,
+        leads: bytes,
+        tails: re.Pattern[bytes] | None,
+        tail_byte: int | None,
+        patterns: tuple[tuple[int, int, re.Pattern[bytes]], ...],
+    ) -> None:
+        values = (pattern, ascii_clean, gates, leads, tails, tail_byte, patterns)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def _byte_classes(lo: int, hi: int) -> list[ByteClasses]:
@@ -107,6 +137,8 @@ def _gates(refused: tuple[tuple[Kind, Ranges], ...]) -> tuple[Gate, ...] | None:
     STRICT gets six: EF (U+FDD0..U+FDEF by the regex ``EF B7 [90-AF]``, U+FFFE and
     U+FFFF by lookup) and F0..F4 (the 64 noncharacters above U+FFFF, by lookup).
     """
+    import re
+
     chars = [
         chr(cp)
         for _, ranges in refused
@@ -143,6 +175,8 @@ def _tails(gates: tuple[Gate, ...]) -> tuple[re.Pattern[bytes], int] | None:
     about 4 us per 64 KiB; this regex replaces them all for about 16 us. STRICT:
     ``BF [BE BF]``, the end of every U+nFFFE and U+nFFFF.
     """
+    import re
+
     encodings = {char.encode() for _, chars, _ in gates for char in chars}
     if min(map(len, encodings), default=0) < 3:
         return None
@@ -155,6 +189,8 @@ def _tails(gates: tuple[Gate, ...]) -> tuple[re.Pattern[bytes], int] | None:
 
 def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
     """One named group per kind, so a match says which rule it broke (``lastgroup``)."""
+    import re
+
     groups = {
         kind: [seq for lo, hi in ranges for seq in _byte_classes(lo, hi)]
         for kind, ranges in refused

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Final
+from ._violation import Frozen, Kind
 
-from ._ranges import Ranges
-from ._violation import Kind
+# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+    from ._ranges import Ranges
 
 __all__ = [
+    "FLAGS",
     "IDENTIFIER",
     "STRICT",
     "WELL_FORMED",
@@ -49,43 +53,112 @@ PRIVATE_USE: Final[Ranges] = (
 BOM: Final[Ranges] = ((0xFEFF, 0xFEFF),)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Policy:
+#: Policy's flags in order: its keyword arguments and attributes (the C scanner checks
+#: at import that it knows exactly these).
+FLAGS: Final = (
+    "allow_noncharacters",
+    "allow_nul",
+    "allow_controls",
+    "allow_bidi_controls",
+    "allow_private_use",
+    "allow_bom",
+)
+
+
+class Policy(Frozen):
     """Which well-formed code points count as violations.
 
     Ill-formed UTF-8 (overlong forms, surrogates, values above U+10FFFF, stray or
     truncated bytes) is always refused; a policy only adds refusals. ``Policy()`` is
     STRICT: well-formed and no noncharacters. Security-relevant default: NUL, controls,
     bidi controls, private use and the BOM are *allowed* unless a flag says otherwise;
-    use :data:`IDENTIFIER` for names, paths and other identifiers.
+    use :data:`IDENTIFIER` for names, paths and other identifiers. Immutable and
+    hashable; :meth:`replace` makes a changed copy.
 
     >>> Policy(allow_controls=False).allow_controls
     False
+
+    Raises:
+        TypeError: a flag is not a bool.
     """
+
+    # _plan: the compiled scanning plan, built on first use by _plan.plan_for, not
+    # part of the value.
+    _fields = FLAGS
+    __slots__ = (*FLAGS, "_flags", "_plan")
+    # Keyword-only, as the kw_only dataclass this was: no positional patterns.
+    __match_args__ = ()
 
     #: allow the 66 noncharacters U+FDD0..U+FDEF, U+nFFFE, U+nFFFF (kind
     #: ``noncharacter``)
-    allow_noncharacters: bool = False
+    allow_noncharacters: bool
     #: allow U+0000 (kind ``nul``); not affected by ``allow_controls``
-    allow_nul: bool = True
+    allow_nul: bool
     #: allow C0 controls other than TAB, LF, CR; DEL; C1 U+0080..U+009F (kind
     #: ``control``)
-    allow_controls: bool = True
+    allow_controls: bool
     #: allow U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069 (kind
     #: ``bidi_control``)
-    allow_bidi_controls: bool = True
+    allow_bidi_controls: bool
     #: allow U+E000..U+F8FF, U+F0000..U+FFFFD, U+100000..U+10FFFD (kind ``private_use``)
-    allow_private_use: bool = True
+    allow_private_use: bool
     #: allow U+FEFF anywhere (kind ``bom``)
-    allow_bom: bool = True
-    # Compiled scanning plan, built on first use by _scan; not part of the value.
-    _plan: object = field(default=None, init=False, repr=False, compare=False)
+    allow_bom: bool
+    _flags: tuple[bool, ...]
+    _plan: object
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.init and not isinstance(value, bool):
-                raise TypeError(f"{f.name} must be a bool, not {type(value).__name__}")
+    def __init__(
+        self,
+        *,
+        allow_noncharacters: bool = False,
+        allow_nul: bool = True,
+        allow_controls: bool = True,
+        allow_bidi_controls: bool = True,
+        allow_private_use: bool = True,
+        allow_bom: bool = True,
+    ) -> None:
+        flags = (
+            allow_noncharacters,
+            allow_nul,
+            allow_controls,
+            allow_bidi_controls,
+            allow_private_use,
+            allow_bom,
+        )
+        for name, value in zip(FLAGS, flags, strict=True):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+            object.__setattr__(self, name, value)
+        # ==, hash, repr and pickle read the flags from here, a tuple kept ready
+        # (policies key caches: hashing one is a hot path).
+        object.__setattr__(self, "_flags", flags)
+        object.__setattr__(self, "_plan", None)
+
+    def replace(self, **changes: bool) -> Policy:
+        """A copy with the flags named changed, as ``dataclasses.replace`` made.
+
+        >>> STRICT.replace(allow_nul=False) == Policy(allow_nul=False)
+        True
+
+        Raises:
+            TypeError: a name is not a flag, or a value not a bool.
+        """
+        return type(self)(**{**dict(zip(FLAGS, self._flags, strict=True)), **changes})
+
+    #: ``copy.replace`` (Python 3.13) calls it.
+    __replace__ = replace
+
+    def _values(self) -> tuple[bool, ...]:
+        return self._flags
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Keyword-only: rebuilt by a function that names the flags.
+        return (_from_flags, (type(self), *self._flags))
+
+
+def _from_flags(cls: type[Policy], *flags: bool) -> Policy:
+    """The ``cls`` with ``flags`` in FLAGS order (what a pickled Policy holds)."""
+    return cls(**dict(zip(FLAGS, flags, strict=True)))
 
 
 #: Well-formed UTF-8 and no noncharacters (the default).

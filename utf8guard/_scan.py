@@ -11,13 +11,18 @@ runs only where something is wrong. ``bench/README.md`` has the measurements.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Final
 
 from ._accel import compiled_first_violation, compiled_is_valid
 from ._plan import Plan, narrow_gate, plan_for, strict_tail_other, tail_gate
 from ._policy import STRICT, Policy
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind, Utf8Error, Violation
+
+# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import Final
 
 __all__ = [
     "BytesLike",
@@ -258,17 +263,33 @@ def iter_violations(data: BytesLike, policy: Policy = STRICT) -> Iterator[Violat
     return iter_range(buf, 0, len(buf), policy)
 
 
-_STRICT_PLAN: Final = plan_for(STRICT)
-#: STRICT's gates, bound to module names: is_valid reads them on every call, and each
-#: attribute read costs about as much as a memchr over 16 bytes.
-_STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = tail_gate(_STRICT_PLAN)
-_STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = narrow_gate(
-    _STRICT_PLAN, _STRICT_LEAD
-)
-#: Every noncharacter's encoding holds one of gate_pairs(STRICT's plan): BF BE,
-#: BF BF (the tail byte twice) or EF B7 (the regex gate); is_valid reads the first
-#: pair's second byte (0xBE) from here and checks for the others by the names above.
-_STRICT_TAIL_OTHER: Final = strict_tail_other(_STRICT_PLAN)
+#: STRICT's plan and gates, bound to module names by _bind_strict: the pure-Python
+#: is_valid reads them on every call, and each attribute read costs about as much as
+#: a memchr over 16 bytes. Every noncharacter's encoding holds one of
+#: gate_pairs(STRICT's plan): BF BE, BF BF (the tail byte twice) or EF B7 (the regex
+#: gate); is_valid reads the first pair's second byte (0xBE) from _STRICT_TAIL_OTHER
+#: and checks for the others by the other names.
+_STRICT_PLAN: Plan
+_STRICT_TAIL: int
+_STRICT_LEAD: int
+_STRICT_SECOND: int
+_STRICT_REGEX: re.Pattern[bytes]
+_STRICT_WIDE: tuple[int, ...]
+_STRICT_LOOKUP_A: str
+_STRICT_LOOKUP_B: str
+_STRICT_TAIL_OTHER: int
+
+
+def _bind_strict() -> None:
+    """Compile STRICT's plan and bind its gates to the names above."""
+    global _STRICT_PLAN, _STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX
+    global _STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B, _STRICT_TAIL_OTHER
+    _STRICT_PLAN = plan_for(STRICT)
+    _STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = tail_gate(_STRICT_PLAN)
+    _STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = narrow_gate(
+        _STRICT_PLAN, _STRICT_LEAD
+    )
+    _STRICT_TAIL_OTHER = strict_tail_other(_STRICT_PLAN)
 
 
 def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
@@ -353,12 +374,25 @@ def _small_is_valid(data: bytes, text: str, plan: Plan) -> bool:
     )
 
 
-#: The pure-Python is_valid, which the compiled one must match (tests, benchmarks).
-python_is_valid: Final = is_valid
-if compiled_is_valid is not None:
+_python_is_valid = is_valid
+if compiled_is_valid is None:
+    _bind_strict()
+    #: The pure-Python is_valid, which the compiled one must match (tests, benchmarks).
+    python_is_valid = is_valid
+else:
     # The whole predicate in one C call, same verdicts (tests/test_speedups.py): the
     # Python function around the compiled seam cost twice a small decode.
     is_valid = compiled_is_valid
+
+
+def __getattr__(name: str) -> object:
+    # The C build compiles STRICT's plan (and imports ``re``: with its regexes a third
+    # of the import, issue 28) when python_is_valid is first asked for.
+    if name != "python_is_valid":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _bind_strict()
+    globals()[name] = _python_is_valid
+    return _python_is_valid
 
 
 def validate(data: BytesLike, policy: Policy = STRICT) -> None:

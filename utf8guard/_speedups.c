@@ -523,44 +523,32 @@ static int load_kinds(void) {
     return 0;
 }
 
-/* Fail unless Policy's init fields are exactly FLAGS, in order: a flag C did not know
- * would be ignored, and what it refuses let through. */
-static int check_flags(PyObject *policy_type) {
-    PyObject *dataclasses = PyImport_ImportModule("dataclasses");
-    if (dataclasses == NULL)
+/* Fail unless _policy.FLAGS, Policy's flags (its keyword arguments, in order), is
+ * exactly FLAGS: a flag C did not know would be ignored, and what it refuses let
+ * through. */
+static int check_flags(PyObject *names) {
+    Py_ssize_t count = PySequence_Size(names);
+    if (count < 0)
         return -1;
-    PyObject *fields = PyObject_CallMethod(dataclasses, "fields", "O", policy_type);
-    Py_DECREF(dataclasses);
-    if (fields == NULL)
-        return -1;
-    int count = 0, rc = 0;
-    Py_ssize_t n = PySequence_Size(fields);
-    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
-        PyObject *field = PySequence_GetItem(fields, i);
-        PyObject *init = field ? PyObject_GetAttrString(field, "init") : NULL;
-        PyObject *name = field ? PyObject_GetAttrString(field, "name") : NULL;
-        if (init == NULL || name == NULL) {
-            rc = -1;
-        } else if (PyObject_IsTrue(init)) {
-            if (count >= FLAG_COUNT ||
-                PyUnicode_CompareWithASCIIString(name, FLAGS[count]) != 0) {
-                PyErr_Format(PyExc_ValueError,
-                             "Policy field %R is not the flag _speedups expects", name);
-                rc = -1;
-            }
-            count++;
-        }
-        Py_XDECREF(field);
-        Py_XDECREF(init);
-        Py_XDECREF(name);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *name = PySequence_GetItem(names, i);
+        if (name == NULL)
+            return -1;
+        int known = i < FLAG_COUNT && PyUnicode_Check(name) &&
+                    PyUnicode_CompareWithASCIIString(name, FLAGS[i]) == 0;
+        if (!known)
+            PyErr_Format(PyExc_ValueError,
+                         "Policy field %R is not the flag _speedups expects", name);
+        Py_DECREF(name);
+        if (!known)
+            return -1;
     }
-    Py_DECREF(fields);
-    if (rc == 0 && count != FLAG_COUNT) {
-        PyErr_Format(PyExc_ValueError, "Policy has %d flags, _speedups knows %d", count,
+    if (count != FLAG_COUNT) {
+        PyErr_Format(PyExc_ValueError, "Policy has %zd flags, _speedups knows %d", count,
                      FLAG_COUNT);
-        rc = -1;
+        return -1;
     }
-    return rc;
+    return 0;
 }
 
 /* The ranges utf8guard._policy refuses under FLAGS[flag] alone: refused_ranges() of a
@@ -708,12 +696,12 @@ static int check_sets(unsigned flags) {
     return rc;
 }
 
-/* Fail unless utf8guard._policy.Policy has exactly the flags FLAGS names. */
+/* Fail unless utf8guard._policy.FLAGS, Policy's flags, are exactly FLAGS. */
 static int load_flags(void) {
-    PyObject *policy_type = speedups_table("utf8guard._policy", "Policy");
-    int rc = policy_type != NULL && check_flags(policy_type) == 0 ? 0 : -1;
-    Py_XDECREF(policy_type);
-    return rc < 0 ? speedups_table_failed("utf8guard._policy", "Policy") : 0;
+    PyObject *names = speedups_table("utf8guard._policy", "FLAGS");
+    int rc = names != NULL && check_flags(names) == 0 ? 0 : -1;
+    Py_XDECREF(names);
+    return rc < 0 ? speedups_table_failed("utf8guard._policy", "FLAGS") : 0;
 }
 
 /* Take STRICT, is_valid's default policy, from utf8guard._policy. */

@@ -19,9 +19,12 @@ Every third and fourth byte is 80..BF; only the second byte's range varies by le
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from ._violation import Frozen, Kind
 
-from ._violation import Kind
+# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["CONTINUATION_HI", "CONTINUATION_LO", "LEADS", "MAX_SEQUENCE_BYTES", "Lead"]
 
@@ -32,7 +35,7 @@ CONTINUATION_HI: Final = 0xBF
 MAX_SEQUENCE_BYTES: Final = 4
 
 
-class Lead(NamedTuple):
+class Lead(Frozen):
     """What a byte in lead position means.
 
     ``length`` is the sequence length (0 for a byte that can never start one, whose
@@ -41,12 +44,28 @@ class Lead(NamedTuple):
     the lead ``TRUNCATED``.
     """
 
+    _fields = ("length", "lo", "hi", "below", "above", "alone")
+    __slots__ = _fields
+
     length: int
-    lo: int = CONTINUATION_LO
-    hi: int = CONTINUATION_HI
-    below: Kind = Kind.TRUNCATED
-    above: Kind = Kind.TRUNCATED
-    alone: Kind | None = None
+    lo: int
+    hi: int
+    below: Kind
+    above: Kind
+    alone: Kind | None
+
+    def __init__(
+        self,
+        length: int,
+        lo: int = CONTINUATION_LO,
+        hi: int = CONTINUATION_HI,
+        below: Kind = Kind.TRUNCATED,
+        above: Kind = Kind.TRUNCATED,
+        alone: Kind | None = None,
+    ) -> None:
+        values = (length, lo, hi, below, above, alone)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def _build() -> tuple[Lead, ...]:

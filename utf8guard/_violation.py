@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Final
 
-__all__ = ["Kind", "Utf8Error", "Violation"]
+# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+__all__ = ["Frozen", "Kind", "Utf8Error", "Violation"]
 
 
 class Kind(str, enum.Enum):
@@ -62,20 +65,84 @@ ILL_FORMED: Final = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+def _frozen_error(message: str) -> AttributeError:
+    # The exception the frozen dataclasses these records were raised (an
+    # AttributeError); dataclasses is imported only here, as it costs more than the
+    # rest of ``import utf8guard`` (issue 28).
+    from dataclasses import FrozenInstanceError
+
+    return FrozenInstanceError(message)
+
+
+class Frozen:
+    """Base of the core's immutable records: what ``@dataclass(frozen=True,
+    slots=True)`` gave them, without importing ``dataclasses``.
+
+    A subclass names its fields in ``_fields``, in ``__init__``'s order, has them in
+    ``__slots__`` and sets them in ``__init__`` with ``object.__setattr__``; ``==``
+    (same class only), ``hash``, ``repr`` and pickling (through ``__init__``) use
+    ``_values()``, the fields' values in that order.
+    """
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple([getattr(self, name) for name in self._fields])
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen_error(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen_error(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{name}={value!r}"
+            for name, value in zip(self._fields, self._values(), strict=True)
+        )
+        return f"{type(self).__qualname__}({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Frozen) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Rebuilt through __init__: pickle and copy would otherwise set the slots,
+        # which __setattr__ refuses.
+        return (type(self), self._values())
+
+
+class Violation(Frozen):
     """One violation: its kind and the byte span ``[start, end)`` it covers.
 
     For ill-formed input the span is the maximal subpart (Unicode ch. 3, "U+FFFD
     Substitution of Maximal Subparts"): exactly the bytes one U+FFFD replaces. For a
     well-formed code point refused by policy it is the whole encoded sequence. Offsets
     are absolute in the input or stream, as in CPython's
-    ``UnicodeDecodeError.start``/``end``.
+    ``UnicodeDecodeError.start``/``end``. Immutable and hashable.
     """
+
+    _fields = __match_args__ = ("kind", "start", "end")
+    __slots__ = _fields
 
     kind: Kind
     start: int
     end: int
+
+    def __init__(self, kind: Kind, start: int, end: int) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+
+    def _values(self) -> tuple[Kind, int, int]:
+        # Written out: ==, hash and repr of violations are frequent enough (sets of
+        # findings, test oracles) to want no loop here.
+        return (self.kind, self.start, self.end)
 
 
 def describe(violation: Violation, data: bytes | None = None) -> str:

@@ -21,13 +21,13 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import fields, replace
 from typing import Final, NoReturn
 
 from . import IDENTIFIER, KERNEL, STRICT, WELL_FORMED, Policy, __version__
 from ._cli_check import run_check
 from ._cli_output import EXIT_ERROR, EXIT_INTERRUPTED, error
 from ._cli_repair import Target, run_repair, usage_problem
+from ._policy import FLAGS
 from ._tree import add_scan_parser
 
 __all__ = ["main"]
@@ -181,15 +181,13 @@ def _add_policy_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--policy", choices=PRESETS, default="strict", help="preset (default strict)"
     )
-    for field in fields(Policy):
-        if not field.init:
-            continue
-        words = field.name.removeprefix("allow_").replace("_", "-")
+    for flag in FLAGS:
+        words = flag.removeprefix("allow_").replace("_", "-")
         pair = group.add_mutually_exclusive_group()
         for verb, value in (("allow", True), ("refuse", False)):
             pair.add_argument(
                 f"--{verb}-{words}",
-                dest=field.name,
+                dest=flag,
                 action="store_const",
                 const=value,
                 default=None,
@@ -199,8 +197,6 @@ def _add_policy_flags(parser: argparse.ArgumentParser) -> None:
 
 def _policy_from(args: argparse.Namespace) -> Policy:
     changes = {
-        field.name: getattr(args, field.name)
-        for field in fields(Policy)
-        if field.init and getattr(args, field.name) is not None
+        flag: getattr(args, flag) for flag in FLAGS if getattr(args, flag) is not None
     }
-    return replace(PRESETS[args.policy], **changes)
+    return PRESETS[args.policy].replace(**changes)

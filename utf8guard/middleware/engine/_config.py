@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Final, Literal, TypedDict, get_args
 
 from ..._policy import STRICT, Policy
@@ -156,8 +156,8 @@ class GuardConfig:
         for name in ("skip_headers", "latin1_headers"):
             object.__setattr__(self, name, _header_names(name, getattr(self, name)))
         base = self.path_policy if self.path_policy is not None else self.policy
-        path = replace(
-            base, allow_nul=False, allow_controls=False, allow_bidi_controls=False
+        path = base.replace(
+            allow_nul=False, allow_controls=False, allow_bidi_controls=False
         )
         object.__setattr__(self, "effective_path_policy", path)
         object.__setattr__(self, "header_policy", cookie_policy(self.policy))

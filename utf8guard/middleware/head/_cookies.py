@@ -95,7 +95,7 @@ _LAX_LENGTHS: Final = ((0xDF, 2), (0xEF, 3), (0xF7, 4), (0xFB, 5), (0xFD, 6))
 @lru_cache(maxsize=16)
 def cookie_policy(policy: Policy) -> Policy:
     """``policy`` with NUL and controls refused: no cookie value holds them."""
-    return replace(policy, allow_nul=False, allow_controls=False)
+    return policy.replace(allow_nul=False, allow_controls=False)
 
 
 def cookie_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
