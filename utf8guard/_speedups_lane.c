@@ -161,13 +161,14 @@ static int lane_args(const char *name, PyObject *const *args, Py_ssize_t nargs,
 /* The body route's grammar, read from its Python homes at the first call, not
  * restated: _engine.content_length's (RFC 9110 §8.6: OWS around 1*DIGIT; OWS,
  * DIGIT, LENGTH_DIGITS, MAX_CONTENT_LENGTH) and _json.opens_utf8's (RFC 8259 §2,
- * JSON_OPENS; RFC 4627 §3, JSON_WIDE_SECOND). */
+ * JSON_OPENS; RFC 4627 §3, JSON_WIDE_SECOND) and is_plain_json's (RFC 8259 §7,
+ * JSON_ESCAPE). */
 #define ENGINE "utf8guard.middleware.engine._engine"
 #define JSON "utf8guard.middleware.body._json"
 static uint8_t ows_set[256], digit_set[256], opens_set[256];
 static int length_digits, length_rules_loaded, json_rules_loaded;
 static long long max_length;
-static uint8_t wide_second;
+static uint8_t wide_second, json_escape;
 
 SPEEDUPS_LOADER int load_length_rules(void) {
     PyObject *ows = speedups_table(ENGINE, "OWS"), *digit = speedups_table(ENGINE, "DIGIT");
@@ -210,19 +211,32 @@ SPEEDUPS_LOADER int load_length_rules(void) {
 SPEEDUPS_LOADER int load_json_rules(void) {
     PyObject *opens = speedups_table(JSON, "JSON_OPENS");
     PyObject *wide = speedups_table(JSON, "JSON_WIDE_SECOND");
-    int rc = wide != NULL && speedups_byte_set(opens_set, opens, 1, "JSON_OPENS") == 0
+    PyObject *escape = speedups_table(JSON, "JSON_ESCAPE");
+    int rc = wide != NULL && escape != NULL &&
+                     speedups_byte_set(opens_set, opens, 1, "JSON_OPENS") == 0
                  ? 0
                  : -1;
     if (rc == 0 && !(PyBytes_CheckExact(wide) && PyBytes_GET_SIZE(wide) == 1)) {
         PyErr_SetString(PyExc_TypeError, "JSON_WIDE_SECOND must be one byte");
         rc = -1;
     }
-    if (rc == 0)
+    long escape_value = rc == 0 && PyLong_CheckExact(escape) ? PyLong_AsLong(escape) : -1;
+    if (rc == 0 && (escape_value < 0 || escape_value > 255)) {
+        PyErr_Clear(); /* an int too large for a long: the same refusal */
+        PyErr_SetString(PyExc_TypeError, "JSON_ESCAPE must be a byte as int");
+        rc = -1;
+    }
+    if (rc == 0) {
         wide_second = (uint8_t)PyBytes_AS_STRING(wide)[0];
+        json_escape = (uint8_t)escape_value;
+    }
     Py_XDECREF(opens);
     Py_XDECREF(wide);
+    Py_XDECREF(escape);
     json_rules_loaded = rc == 0;
-    return rc < 0 ? speedups_table_failed(JSON, "JSON_OPENS, JSON_WIDE_SECOND") : 0;
+    return rc < 0 ? speedups_table_failed(JSON, "JSON_OPENS, JSON_WIDE_SECOND, "
+                                                "JSON_ESCAPE")
+                  : 0;
 }
 
 /* _engine.content_length: the number, -1 when the value is no number, -2 with an
@@ -411,11 +425,11 @@ PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
     size_t n = (size_t)length;
     /* _json.opens_utf8: JSON_OPENS first, and not JSON_WIDE_SECOND second (RFC 4627
      * §3: a UTF-16 or UTF-32 text has a NUL in its first two bytes); and no
-     * backslash, so no escape to weigh (RFC 8259 §7). */
+     * JSON_ESCAPE, so no escape to weigh (RFC 8259 §7). */
     rc = json_rules_loaded ? 0 : load_json_rules();
     if (rc == 0)
         rc = n > 0 && opens_set[p[0]] && (n < 2 || p[1] != wide_second) &&
-             memchr(p, '\\', n) == NULL;
+             memchr(p, json_escape, n) == NULL;
     if (rc == 1)
         rc = speedups_policy_is_valid(p, n, PyTuple_GET_ITEM(lane, 1));
     Py_DECREF(body);

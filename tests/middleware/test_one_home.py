@@ -2,16 +2,16 @@
 
 ``_wsgi_environ.ENVIRON_KEYS``, ``header_field`` and ``ABSENT_CGI_VALUE`` (PEP 3333,
 CGI/1.1 RFC 3875 §4.1), ``target_path`` and ``TARGET_DELIMITERS`` (RFC 9112 §3.2, RFC
-3986 §3; the C twin splits only an origin-form without a fragment itself),
-``_engine``'s Content-Length grammar (RFC 9110 §8.6: ``OWS``, ``DIGIT``,
-``LENGTH_DIGITS``) and ``_json.JSON_OPENS`` and ``JSON_WIDE_SECOND`` (RFC 8259 §2, RFC
+3986 §3; the C twin splits only an origin-form without a fragment itself), ``_engine``'s
+Content-Length grammar (RFC 9110 §8.6: ``OWS``, ``DIGIT``, ``LENGTH_DIGITS``) and
+``_json.JSON_OPENS``, ``JSON_WIDE_SECOND`` and ``JSON_ESCAPE`` (RFC 8259 §2 and §7, RFC
 4627 §3) are read by the C accelerator at its first call, not restated there. So
-altering one of them (in a fresh interpreter, before the first request) must change
-what both builds answer: each case below gives one answer with the tables as shipped
-and another with the table altered, with the accelerator and under
-``UTF8GUARD_PURE_PYTHON=1``. Which types C reads itself is its plumbing, not a rule:
-it hands any other (a ``str`` subclass) back to the Python translation, so such a
-value means what Python makes of it in both builds (the ``str_subclass`` case).
+altering one of them (in a fresh interpreter, before the first request) must change what
+both builds answer: each case below gives one answer with the tables as shipped and
+another with the table altered, with the accelerator and under
+``UTF8GUARD_PURE_PYTHON=1``. Which types C reads itself is its plumbing, not a rule: it
+hands any other (a ``str`` subclass) back to the Python translation, so such a value
+means what Python makes of it in both builds (the ``str_subclass`` case).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ _engine.DIGIT = b"012345689"
 _engine.LENGTH_DIGITS = 2
 _json.JSON_OPENS = (b"{",)
 _json.JSON_WIDE_SECOND = b"1"
+_json.JSON_ESCAPE = ord("~")
 """
 #: Each case's answer, printed as JSON.
 _CASES: Final = """\
@@ -120,6 +121,10 @@ print(json.dumps({
         whole_plain_json(lane, {"type": "http.request", "body": b"{1"}, 2),
         whole_plain_json(lane, {"type": "http.request", "body": b"{2"}, 2),
     ],
+    "json_escape": [
+        whole_plain_json(lane, {"type": "http.request", "body": b'{"\\\\n":1}'}, 8),
+        whole_plain_json(lane, {"type": "http.request", "body": b'{"~":1}'}, 7),
+    ],
 }))
 """
 #: (case, its answer as shipped, with the tables altered).
@@ -146,6 +151,8 @@ EXPECTED: Final = [
     ("length_digits", [12, 123], [12, None]),
     ("json_opens", [True, True], [False, True]),
     ("json_wide_second", [True, True], [False, True]),
+    # Shipped, a backslash is an escape to weigh (not plain) and "~" is text.
+    ("json_escape", [False, True], [True, False]),
 ]
 
 
@@ -215,6 +222,10 @@ _REFUSED: Final = "RuntimeError: utf8guard._speedups cannot read "
         ("_json.JSON_WIDE_SECOND = b''", "JSON_WIDE_SECOND must be one byte"),
         ("_json.JSON_WIDE_SECOND = 0", "JSON_WIDE_SECOND must be one byte"),
         ("del _json.JSON_WIDE_SECOND", "AttributeError"),
+        ("_json.JSON_ESCAPE = b'\\\\'", "JSON_ESCAPE must be a byte as int"),
+        ("_json.JSON_ESCAPE = 256", "JSON_ESCAPE must be a byte as int"),
+        ("_json.JSON_ESCAPE = 2**70", "JSON_ESCAPE must be a byte as int"),
+        ("del _json.JSON_ESCAPE", "AttributeError"),
         ("_engine.LENGTH_DIGITS = 19", "LENGTH_DIGITS must be an int from 1 to 18"),
         ("_engine.LENGTH_DIGITS = 2**70", "LENGTH_DIGITS must be an int from 1 to 18"),
         ("_engine.MAX_CONTENT_LENGTH = 2**64", "MAX_CONTENT_LENGTH a 63-bit int"),

@@ -14,6 +14,7 @@ from ..engine._finding import Finding, Location, RequestKind
 from ._text import MAX_BODY_FINDINGS, Utf8Check
 
 __all__ = [
+    "JSON_ESCAPE",
     "JSON_OPENS",
     "JSON_WIDE_SECOND",
     "JsonInspector",
@@ -41,11 +42,11 @@ JSON_OPENS: Final = (b"{", b"[")
 #: RFC 4627 §3 (json.detect_encoding): a UTF-16 or UTF-32 text that opens with "{" or
 #: "[" has a NUL as its second byte (the C lane reads it).
 JSON_WIDE_SECOND: Final = b"\x00"
-#: The escape character (RFC 8259 §7), as the int that ``in`` looks up with one
-#: memchr: with a one-byte ``bytes`` needle, ``bytes.__contains__`` first tries the
-#: needle as an int and builds a TypeError it drops, which cost about 1.5 us per
-#: request inside uvicorn (bench/README.md, "Inside a server").
-_BACKSLASH: Final = ord("\\")
+#: The escape character (RFC 8259 §7; the C lane reads it), as the int that ``in`` looks
+#: up with one memchr: with a one-byte ``bytes`` needle, ``bytes.__contains__`` first
+#: tries the needle as an int and builds a TypeError it drops, which cost about 1.5 us
+#: per request inside uvicorn (bench/README.md, "Inside a server").
+JSON_ESCAPE: Final = ord("\\")
 
 
 def is_plain_json(body: bytes, policy: Policy) -> bool:
@@ -55,7 +56,7 @@ def is_plain_json(body: bytes, policy: Policy) -> bool:
     False says nothing: :class:`JsonInspector` decides such a body.
     """
     return (
-        _BACKSLASH not in body
+        JSON_ESCAPE not in body
         and (
             opens_utf8(body)
             or json.detect_encoding(body[:_DETECT_BYTES]) in _UTF8_ENCODINGS

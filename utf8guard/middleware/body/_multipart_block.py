@@ -19,7 +19,7 @@ MAX_PART_HEADER_BYTES: Final = 16 * 1024
 #: RFC 2046 §5.1.1 and RFC 5322 §2.2: lines end in CRLF; a CR or LF alone is a
 #: line break to Werkzeug and not to python-multipart.
 _BARE_LINE_BREAK: Final = re.compile(rb"\r(?!\n)|(?<!\r)\n")
-#: CR and LF as ints, which ``in`` finds with one memchr (see _json._BACKSLASH).
+#: CR and LF as ints, which ``in`` finds with one memchr (see _json.JSON_ESCAPE).
 _CR: Final = ord("\r")
 _LF: Final = ord("\n")
 

@@ -80,7 +80,7 @@ _FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
 #: RFC 9110 §5.1, §5.5: a header line's field-name, ":" and OWS.
 _FIELD_START: Final = re.compile(b"(" + TOKEN + rb"):[ \t]*")
 #: The escape character of a quoted-string (RFC 9110 §5.6.4), as the int that
-#: ``in`` looks up with one memchr (see _json._BACKSLASH).
+#: ``in`` looks up with one memchr (see _json.JSON_ESCAPE).
 _BACKSLASH: Final = ord("\\")
 # Part parameters by ``_abnf.PARAMETER``, not ``_abnf.parameters``: that one's dict
 # would hide a name given twice and undo quoted pairs before they can be checked, and
