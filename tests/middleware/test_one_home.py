@@ -201,6 +201,16 @@ _speedups.whole_plain_json(lane, {{"type": "http.request", "body": b"[1]"}}, 3)
 _REFUSED: Final = "RuntimeError: utf8guard._speedups cannot read "
 
 
+def _run_altered(alter: str) -> subprocess.CompletedProcess[str]:
+    """_BAD_TABLE with ``alter`` applied, in a fresh interpreter."""
+    return subprocess.run(  # noqa: S603 - our own interpreter, fixed code
+        [sys.executable, "-c", _BAD_TABLE.format(alter=alter)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
 @pytest.mark.skipif("c" not in BUILDS, reason="the C accelerator is not built")
 @pytest.mark.parametrize(
     ("alter", "error"),
@@ -256,12 +266,7 @@ def test_the_c_build_refuses_a_table_it_cannot_read(alter: str, error: str) -> N
     """The C twin reads the tables at its first call (a fresh interpreter here) and
     fails closed: a RuntimeError naming the table, caused by what it could not read,
     not a crash, a SystemError, or a translation with keys or rules missing."""
-    result = subprocess.run(  # noqa: S603 - our own interpreter, fixed code
-        [sys.executable, "-c", _BAD_TABLE.format(alter=alter)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = _run_altered(alter)
     assert result.returncode == 1, result.stderr
     last = result.stderr.splitlines()[-1]
     assert last.startswith(_REFUSED), result.stderr
@@ -281,12 +286,7 @@ def test_the_c_build_refuses_a_table_it_cannot_read(alter: str, error: str) -> N
 def test_the_c_build_refuses_a_field_it_cannot_read(alter: str, error: str) -> None:
     """header_field is asked per key, not loaded: what it raises, or a TypeError for
     an answer that is no HeaderField, reaches the caller as it is."""
-    result = subprocess.run(  # noqa: S603 - our own interpreter, fixed code
-        [sys.executable, "-c", _BAD_TABLE.format(alter=alter)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = _run_altered(alter)
     assert result.returncode == 1, result.stderr
     assert error in result.stderr.splitlines()[-1]
     assert "SystemError" not in result.stderr
