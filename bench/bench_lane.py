@@ -1,11 +1,12 @@
-"""Instructions per clean head of the fast lane (``_clean.clean_head``), by callgrind.
+"""Instructions per clean head of the head proof (``is_clean_head``), by callgrind.
 
 Issue 24 bounds the lane's cost against the lane before the triggers. Time on a
 machine shared by several sessions varies by more than that bound; instruction counts
 do not. Each measurement runs ``valgrind --tool=callgrind`` over a fresh
 ``python -S`` (no ``site``: only the lane's own imports) twice, once calling
-``clean_head`` on the bench_request GET and POST heads (ASGI: ``raw_path``, no
-decoded path of the server's, the header list) ``--rounds`` times each and once
+``is_clean_head`` (the engine's entry) on the bench_request GET and POST heads (ASGI:
+``raw_path``, no decoded path of the server's, the header list) ``--rounds`` times
+each and once
 with no round, so that start-up, import and compilation cancel: the difference over
 ``2 * rounds`` is the cost of one clean head. The child checks that both heads are
 clean (a declined head would measure the wrong thing).
@@ -41,10 +42,12 @@ _COLLECTED: Final = re.compile(r"^==\d+== Collected : (\d+)$", re.MULTILINE)
 CHILD: Final = """\
 import sys
 try:
-    from utf8guard.middleware.head._clean import clean_head
+    from utf8guard.middleware.head._clean import is_clean_head
+    from utf8guard.middleware.head._request import RequestHead
     from utf8guard.middleware.engine._config import GuardConfig
 except ImportError:  # the flat middleware/ before the layout of issue 24
-    from utf8guard.middleware._clean import clean_head
+    from utf8guard.middleware._clean import is_clean_head
+    from utf8guard.middleware._request import RequestHead
     from utf8guard.middleware._config import GuardConfig
 RAW_PATH = b"/api/caf%C3%A9/items"
 QUERY = b"page=2&q=caf%C3%A9&sort=name"
@@ -58,12 +61,16 @@ GET = [
 ]
 POST = [*GET, (b"content-type", b"application/json"), (b"content-length", b"4105")]
 config = GuardConfig()
-for headers in (GET, POST):
-    if clean_head(RAW_PATH, None, QUERY, headers, config) is None:
-        raise SystemExit("a bench head is not clean")
+get, post = (
+    RequestHead(path="/api/caf\u00e9/items", raw_path=RAW_PATH, query_string=QUERY,
+                headers=headers)
+    for headers in (GET, POST)
+)
+if not (is_clean_head(get, config) and is_clean_head(post, config)):
+    raise SystemExit("a bench head is not clean")
 for _ in range(int(sys.argv[1])):
-    clean_head(RAW_PATH, None, QUERY, GET, config)
-    clean_head(RAW_PATH, None, QUERY, POST, config)
+    is_clean_head(get, config)
+    is_clean_head(post, config)
 """
 
 

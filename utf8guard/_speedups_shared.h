@@ -35,13 +35,11 @@ PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw);
      speedups_scan_head_doc},                                                      \
     {"strict_unquote", speedups_strict_unquote, METH_O, speedups_strict_unquote_doc},
 
-/* _speedups_http.c: py_scan_head over parts = (raw_path, app_path, query, headers)
- * and policies = (path, query and body, header), and with `lookalike` the look-alike
- * rule of clean_head: 1 when clean (*found filled: length and type borrowed from the
- * headers or from found->owned, which the caller releases either way), 0 when not,
- * -1 with an exception set. */
+/* _speedups_http.c: py_scan_head over parts = (raw_path, app_path, query, headers),
+ * policies = (path, query and body, header) and `lookalike`: 1 when clean (*found
+ * filled: length and type borrowed from the headers or from found->owned, which the
+ * caller releases either way), 0 when not, -1 with an exception set. */
 typedef struct {
-    int non_ascii;
     PyObject *length, *type, *owned;
 } head_scan_t;
 int speedups_scan_parts(PyObject *const parts[4], PyObject *const policies[3],
