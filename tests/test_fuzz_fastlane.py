@@ -119,6 +119,12 @@ def _cgi_headers_dropped(environ: object) -> object:
 
 
 PLANTED: dict[str, tuple[str, str, Callable[..., object]]] = {
+    "scan-head-lookalike-ignored": (
+        "scan_head",
+        "scan_head != py",
+        # U+FF0F FULLWIDTH SOLIDUS passes as if allow_lookalike_separators were set.
+        lambda *args: _REAL_SCAN(*args[:7], False),
+    ),
     "scan-head-second-host": ("scan_head", "scan_head != py", _second_host_ignored),
     "strict-unquote-lowercase-hex": (
         "strict_unquote",
