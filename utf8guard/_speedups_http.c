@@ -791,10 +791,8 @@ const char speedups_scan_head_doc[] =
 PyObject *speedups_scan_head(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 8) {
-        PyErr_Format(PyExc_TypeError, "scan_head expected 8 arguments, got %zd", nargs);
+    if (!speedups_arg_count("scan_head", nargs, 8))
         return NULL;
-    }
     if (once_fields_type == NULL && load_once_fields() < 0)
         return NULL;
     /* Read first, as the lanes read their Lane's (a liberty: py_scan_head reads it

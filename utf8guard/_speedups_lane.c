@@ -142,11 +142,8 @@ static PyObject *get(PyObject *dict, PyObject *key) {
  * what is read from it for the whole call): 1, else 0 with TypeError set. */
 static int lane_args(const char *name, PyObject *const *args, Py_ssize_t nargs,
                      Py_ssize_t want) {
-    if (nargs != want) {
-        PyErr_Format(PyExc_TypeError, "%s expected %zd arguments, got %zd", name, want,
-                     nargs);
+    if (!speedups_arg_count(name, nargs, want))
         return 0;
-    }
     PyObject *lane = args[0];
     if (PyTuple_Check(lane) && PyTuple_GET_SIZE(lane) == 6 &&
         PyDict_CheckExact(PyTuple_GET_ITEM(lane, 5)))

@@ -10,6 +10,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Whether the METH_FASTCALL function `name` got `want` arguments: 1, else 0 with
+ * the TypeError Python raises for a wrong count set. */
+static inline int speedups_arg_count(const char *name, Py_ssize_t nargs,
+                                     Py_ssize_t want) {
+    if (nargs == want)
+        return 1;
+    PyErr_Format(PyExc_TypeError, "%s expected %zd arguments, got %zd", name, want,
+                 nargs);
+    return 0;
+}
+
 /* _speedups.c: the refusal mask of a Policy, as first_violation reads it.
  * 0 on success, -1 with an exception set. */
 int speedups_policy_mask(PyObject *policy, unsigned *mask);
