@@ -26,7 +26,8 @@ byte 0 picks the config (bits 0-2, ``CONFIGS``), the app path (bits 3-5,
 shape flags (``FLAG_*``); the rest splits at ``FE FE`` into raw path, query and one
 field per header. A field's first byte picks the name (low 5 bits: ``NAMES``, or 31:
 the field up to ":") and the pair's shape (top 3 bits, ``pair``); the rest is the
-value. The environ is built from the same head (``build_environ``). Run:
+value; the look-alike rule applies when the input's length is not a multiple of 3.
+The environ is built from the same head (``build_environ``). Run:
 ``python -m fuzz run fastlane``; ``make fuzz-accel FUZZ_TARGET=fastlane`` adds
 coverage from inside a libFuzzer build of the extension.
 """
@@ -188,6 +189,8 @@ def parse(data: bytes) -> Case:
         query_arg,
         container(pairs, flags >> 6),
         *CONFIGS[flags & 7],
+        # The look-alike rule, by the input's length.
+        len(data) % 3 > 0,
     )
     return Case(args, build_environ(raw, query, pairs, shapes))
 
@@ -377,15 +380,15 @@ def _check_environ(data: bytes, case: Case) -> None:
 
 
 def _check_wsgi_plan(data: bytes, case: Case) -> None:
-    path_policy, policy, header_policy = case.args[4:]
+    path_policy, policy, header_policy, lookalike = case.args[4:]
     if not (
         isinstance(path_policy, Policy)
         and isinstance(policy, Policy)
         and isinstance(header_policy, Policy)
     ):
         return
-    # The look-alike rule, a body limit and bodiless by the input's length.
-    lane = Lane(path_policy, policy, header_policy, len(data) % 3 > 0,
+    # A body limit and bodiless by the input's length.
+    lane = Lane(path_policy, policy, header_policy, bool(lookalike),
                 len(data) % 7 * 3, {b"application/json": True})  # fmt: skip
     bodiless = len(data) % 2 == 0
     expected = outcome(py_environ_parts, case.environ)

@@ -113,7 +113,8 @@ def check(data: bytes) -> None:
     if _speedups is None:  # pragma: no cover - the extension is not built
         return
     case = parse(data[1:])
-    raw_path, _, query, headers, *policies = case.args
+    # The lane's look-alike rule is the choice's, not fastlane's.
+    raw_path, _, query, headers, *policies, _ = case.args
     choice = LaneChoice.of(data)
     lane = lane_of(tuple(policies), choice, headers)
     policy = policies[1] if isinstance(policies[1], Policy) else STRICT

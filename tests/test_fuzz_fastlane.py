@@ -31,11 +31,12 @@ def test_layout() -> None:
     # byte 0: config 1, app path 1 (decoded), a tuple; byte 1: CGI keys
     data = b"\x49\x08" + SEP.join([b"/%41", b"q", b"\x0aa/b", b"\x1fX-Y:v", b"\xa0h"])
     case = parse(data)
-    raw, app, query, headers, *policies = case.args
+    raw, app, query, headers, *policies, lookalike = case.args
     assert (raw, app, query) == (b"/%41", b"/A", b"q")
     assert headers == ((b"content-type", b"a/b"), (b"X-Y", b"v"), (b"host", b"h"))
     assert type(headers[2][0]) is Bytes
     assert tuple(policies) == fuzz_fastlane.CONFIGS[1]
+    assert lookalike is (len(data) % 3 > 0)
     assert case.environ == {
         "RAW_URI": "/%41?q",
         "SCRIPT_NAME": "/",
@@ -118,6 +119,12 @@ def _cgi_headers_dropped(environ: object) -> object:
 
 
 PLANTED: dict[str, tuple[str, str, Callable[..., object]]] = {
+    "scan-head-lookalike-ignored": (
+        "scan_head",
+        "scan_head != py",
+        # U+FF0F FULLWIDTH SOLIDUS passes as if allow_lookalike_separators were set.
+        lambda *args: _REAL_SCAN(*args[:7], False),
+    ),
     "scan-head-second-host": ("scan_head", "scan_head != py", _second_host_ignored),
     "strict-unquote-lowercase-hex": (
         "strict_unquote",

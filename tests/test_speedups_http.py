@@ -23,7 +23,7 @@ from utf8guard import Policy, _accel
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.head import _clean, _percent
 from utf8guard.middleware.head._abnf import NOT_PCT_ENCODED
-from utf8guard.middleware.head._clean import py_scan_head
+from utf8guard.middleware.head._clean import OnceFields, py_scan_head
 from utf8guard.middleware.head._percent import py_strict_unquote
 
 from .pure import run_pure
@@ -35,14 +35,20 @@ DEFAULT: Final = GuardConfig()
 CONTROLS_OFF: Final = GuardConfig(
     policy=Policy(allow_controls=False, allow_private_use=False)
 )
-#: (path_policy, policy, header_policy) of several configs.
+#: (path_policy, policy, header_policy, lookalike) of several configs.
 POLICIES: Final = [
-    (c.effective_path_policy, c.policy, c.header_policy)
+    (
+        c.effective_path_policy,
+        c.policy,
+        c.header_policy,
+        not c.allow_lookalike_separators,
+    )
     for c in (
         DEFAULT,
         CONTROLS_OFF,
         GuardConfig(policy=Policy(allow_noncharacters=True, allow_bom=False)),
         GuardConfig(path_policy=Policy(allow_bidi_controls=False, allow_nul=False)),
+        GuardConfig(allow_lookalike_separators=True),
     )
 ]
 RAW_PATH: Final = b"/api/caf%C3%A9/items"
@@ -106,6 +112,7 @@ def both(*args: object) -> Outcome:
     """The one outcome of the C and the Python scan_head (equal, same objects)."""
     compiled, python = outcome(speedups.scan_head, *args), outcome(py_scan_head, *args)
     assert compiled == python
+    assert type(compiled[1]) is type(python[1])
     if isinstance(python[1], tuple) and isinstance(compiled[1], tuple):
         assert all(a is b for a, b in zip(compiled[1], python[1], strict=True))
     return python
@@ -127,11 +134,11 @@ def scan(
         config.effective_path_policy,
         config.policy,
         config.header_policy,
+        not config.allow_lookalike_separators,
     )
 
 
-CLEAN: Final = ("returned", (True, None, None))
-CLEAN_ASCII: Final = ("returned", (False, None, None))
+CLEAN: Final = ("returned", OnceFields(None, None))
 DECLINED: Final = ("returned", None)
 LENGTH, TYPE = Bytes(b"12"), b"text/plain"
 
@@ -152,9 +159,15 @@ def _headers_each(name: str, values: list[bytes]) -> list[Row]:
 #: (id, scan() keyword arguments, expected outcome), one row or group per rule.
 ROWS: Final[list[Row]] = [
     ("get", {}, CLEAN),
-    ("ascii-path", {"raw_path": b"/a.b/c.d"}, CLEAN_ASCII),
-    ("escaped-space-bracket", {"raw_path": b"/a%20b%5B"}, CLEAN_ASCII),
-    ("empty-path", {"raw_path": b""}, CLEAN_ASCII),
+    ("ascii-path", {"raw_path": b"/a.b/c.d"}, CLEAN),
+    ("escaped-space-bracket", {"raw_path": b"/a%20b%5B"}, CLEAN),
+    ("empty-path", {"raw_path": b""}, CLEAN),
+    # U+FF0F FULLWIDTH SOLIDUS, a look-alike of "/" (UTS #39 confusables): refused
+    # unless the config allows look-alike separators
+    ("lookalike", {"raw_path": b"/a%EF%BC%8Fb"}, DECLINED),
+    ("lookalike-allowed", {"raw_path": b"/a%EF%BC%8Fb",
+                           "config": GuardConfig(allow_lookalike_separators=True)},
+     CLEAN),
     # the dot-segment screen: "." at a segment start, literal or escaped, "/" or "\"
     # escaped; then RFC 3986 §2.1 strictly ("%" HEXDIG HEXDIG), decoded once
     *_each("dot", "raw_path", [b".a", b"/a/.b", b"/a\\.b"], DECLINED),
@@ -181,7 +194,7 @@ ROWS: Final[list[Row]] = [
     # headers: names are tokens, values hold no CR/LF and are valid
     ("no-headers", {"headers": []}, CLEAN),
     ("lengths", {"headers": [(b"Content-Length", LENGTH), (b"content-type", TYPE)]},
-     ("returned", (True, LENGTH, TYPE))),
+     ("returned", OnceFields(LENGTH, TYPE))),
     *_each("bad-name", "headers",
            [[(b"", b"v")], [(b"a b", b"v")], [(b"\xc3\xa9", b"")],
             [(b"a\nb", b"v")], [(b"A\x00", b"v")]], DECLINED),
@@ -236,12 +249,12 @@ def test_header_names_are_tchar(byte: int) -> None:
 def test_a_policy_is_read_only_when_reached() -> None:
     # Not a Policy: reading it raises, but only where py_scan_head reads it too.
     bad = object()
-    assert both(b"/a", None, b"", [], bad, bad, bad) == ("raised", AttributeError)
-    assert both(b"/a%", None, b"", [], bad, bad, bad) == DECLINED
-    path, query, _ = POLICIES[0]
-    assert both(b"/a", None, b"", [], path, query, bad) == CLEAN_ASCII
-    assert both(b"/a", None, b"", [(b"a", b"b")], path, query, bad)[0] == "raised"
-    assert both(b"/a", None, b"", [(b"a", b"\r")], path, query, bad) == DECLINED
+    assert both(b"/a", None, b"", [], bad, bad, bad, True) == ("raised", AttributeError)
+    assert both(b"/a%", None, b"", [], bad, bad, bad, True) == DECLINED
+    path, query, _, _ = POLICIES[0]
+    assert both(b"/a", None, b"", [], path, query, bad, True) == CLEAN
+    assert both(b"/a", None, b"", [(b"a", b"b")], path, query, bad, True)[0] == "raised"
+    assert both(b"/a", None, b"", [(b"a", b"\r")], path, query, bad, True) == DECLINED
 
 
 def test_more_configs_than_cached_masks() -> None:
@@ -256,7 +269,7 @@ def test_more_configs_than_cached_masks() -> None:
 
 
 def test_argument_count_is_checked() -> None:
-    with pytest.raises(TypeError, match="expected 7 arguments, got 1"):
+    with pytest.raises(TypeError, match="expected 8 arguments, got 1"):
         speedups.scan_head(b"/")
 
 
@@ -269,7 +282,7 @@ def test_references_are_returned_not_leaked() -> None:
         (b"/a", Unequal(), QUERY, HEADERS),  # raises
     ]
     policies = POLICIES[1]
-    watched = [length, RAW_PATH, QUERY, *policies, *(head[3] for head in heads)]
+    watched = [length, RAW_PATH, QUERY, *policies[:3], *(head[3] for head in heads)]
     rounds = [1, 1000]  # the first caches the policies' masks (one reference each)
     counts = []
     for count in rounds:
@@ -546,10 +559,11 @@ def test_a_policy_subclass_is_read_where_python_reads_it() -> None:
         pass
 
     custom = Custom()
-    path, query, _ = POLICIES[0]
-    assert both(b"/a", None, b"", [(b"a", b"b")], path, query, custom) == CLEAN_ASCII
+    path, query, _, _ = POLICIES[0]
+    assert both(b"/a", None, b"", [(b"a", b"b")], path, query, custom, True) == CLEAN
     assert (
-        both(b"/a", None, b"", [(b"a", b"\x00")], path, query, custom)[0] == "returned"
+        both(b"/a", None, b"", [(b"a", b"\x00")], path, query, custom, True)[0]
+        == "returned"
     )
 
 
@@ -557,7 +571,7 @@ def test_an_empty_name_is_declined_before_the_policy_is_read() -> None:
     # A fuzz finding (fuzz_fastlane, fuzz_lane): the Python twin once read the header
     # policy before it declined an empty name (no token, RFC 9110 §5.1), and raised
     # for a policy that is no Policy where the C twin declined.
-    path, query, _ = POLICIES[0]
+    path, query, _, _ = POLICIES[0]
     bad = object()
     for headers in ([(b"", b"x")], [(b"a", b"b"), (b"", b"x")], [(b"", b"")]):
-        assert both(b"/a", None, b"", headers, path, query, bad) == DECLINED
+        assert both(b"/a", None, b"", headers, path, query, bad, True) == DECLINED

@@ -1,5 +1,6 @@
 from ._policy import Policy
 from ._violation import Violation
+from .middleware.head._clean_fields import OnceFields
 
 def first_violation(
     buf: bytes | bytearray | memoryview, start: int, end: int, policy: Policy, /
@@ -19,8 +20,9 @@ def scan_head(
     path_policy: Policy,
     policy: Policy,
     header_policy: Policy,
+    lookalike: bool,
     /,
-) -> tuple[bool, bytes | None, bytes | None] | None: ...
+) -> OnceFields | None: ...
 def strict_unquote(raw: bytes, /) -> bytes | None: ...
 def head_plan(
     lane: tuple[Policy, Policy, Policy, bool, int, dict[bytes, bool]],

@@ -312,9 +312,10 @@ static int app_path_matches(PyObject *app_path, PyObject *raw, int escaped,
     return truth < 0 ? -1 : !truth;
 }
 
-/* raw is exact bytes; sets *non_ascii to whether the decoded path holds non-ASCII. */
+/* raw is exact bytes; with `lookalike` the look-alike rule too, in the path
+ * decoded once (py _is_clean_path). */
 static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
-                      int *non_ascii) {
+                      int lookalike) {
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(raw);
     size_t n = (size_t)PyBytes_GET_SIZE(raw);
     if (path_is_suspect(p, n))
@@ -342,24 +343,12 @@ static int clean_path(PyObject *raw, PyObject *app_path, PyObject *policy,
         rc = app_path_matches(app_path, raw, escaped, decoded, len);
     if (rc == 1)
         rc = speedups_policy_is_valid(decoded, len, policy);
-    if (rc == 1)
-        *non_ascii = !is_ascii(decoded, len);
+    if (rc == 1 && lookalike && !is_ascii(decoded, len)) {
+        int found = speedups_has_lookalike(decoded, len);
+        rc = found < 0 ? -1 : !found;
+    }
     buffer_free(&buf);
     return rc;
-}
-
-/* py clean_head's look-alike test of a clean raw path (so every escape decodes): 1, 0, -1. */
-static int lookalike_free(PyObject *raw) {
-    const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(raw);
-    size_t n = (size_t)PyBytes_GET_SIZE(raw);
-    buffer_t buf;
-    uint8_t *out = buffer_get(&buf, n);
-    if (out == NULL)
-        return -1;
-    Py_ssize_t got = unquote(p, n, out, 0);
-    int found = got < 0 ? 1 : speedups_has_lookalike(out, (size_t)got);
-    buffer_free(&buf);
-    return found < 0 ? -1 : !found;
 }
 
 /* query is exact bytes. "&", "=" and "+" are ASCII and no sequence spans one, so the
@@ -522,6 +511,34 @@ SPEEDUPS_LOADER int load_triggers(void) {
     if (table == NULL || read_triggers(table) < 0)
         return speedups_table_failed(clean, "TRIGGERS");
     return 0;
+}
+
+/* _clean.OnceFields, read at scan_head's first call: a tuple subclass, whose
+ * instances scan_head builds as tuple.__new__ builds them. */
+static PyTypeObject *once_fields_type;
+
+SPEEDUPS_LOADER int load_once_fields(void) {
+    const char *clean = "utf8guard.middleware.head._clean";
+    PyObject *found = speedups_table(clean, "OnceFields");
+    if (found != NULL && !(PyType_Check(found) &&
+                           PyType_IsSubtype((PyTypeObject *)found, &PyTuple_Type))) {
+        PyErr_SetString(PyExc_TypeError, "OnceFields must be a tuple subclass");
+        Py_CLEAR(found);
+    }
+    if (found == NULL)
+        return speedups_table_failed(clean, "OnceFields");
+    once_fields_type = (PyTypeObject *)found;
+    return 0;
+}
+
+/* OnceFields(length, type), None for an absent field. */
+static PyObject *new_once_fields(PyObject *length, PyObject *type) {
+    PyObject *fields = once_fields_type->tp_alloc(once_fields_type, 2);
+    if (fields != NULL) {
+        PyTuple_SET_ITEM(fields, 0, Py_NewRef(length != NULL ? length : Py_None));
+        PyTuple_SET_ITEM(fields, 1, Py_NewRef(type != NULL ? type : Py_None));
+    }
+    return fields;
 }
 
 /* What bytes.join raises for an item that is no bytes. */
@@ -767,24 +784,27 @@ static int clean_headers(PyObject *headers, PyObject *policy, PyObject **length,
 
 const char speedups_scan_head_doc[] =
     "scan_head(raw_path, app_path, query, headers, path_policy, policy, "
-    "header_policy, /)\n--\n\n"
+    "header_policy, lookalike, /)\n--\n\n"
     "utf8guard.middleware.head._clean.py_scan_head, compiled: None unless the head is "
-    "provably clean, else (path_non_ascii, content_length, content_type).";
+    "provably clean, else its OnceFields(content_length, content_type).";
 
 PyObject *speedups_scan_head(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "scan_head expected 7 arguments, got %zd", nargs);
+    if (!speedups_arg_count("scan_head", nargs, 8))
         return NULL;
-    }
-    head_scan_t found = {0, NULL, NULL, NULL};
-    int rc = speedups_scan_parts(args, args + 4, 0, &found);
+    if (once_fields_type == NULL && load_once_fields() < 0)
+        return NULL;
+    /* Read first, as the lanes read their Lane's (a liberty: py_scan_head reads it
+     * only for a path it found clean). */
+    int lookalike = PyObject_IsTrue(args[7]);
+    if (lookalike < 0)
+        return NULL;
+    head_scan_t found = {NULL, NULL, NULL};
+    int rc = speedups_scan_parts(args, args + 4, lookalike, &found);
     PyObject *result = NULL;
     if (rc == 1)
-        result = PyTuple_Pack(3, found.non_ascii ? Py_True : Py_False,
-                              found.length != NULL ? found.length : Py_None,
-                              found.type != NULL ? found.type : Py_None);
+        result = new_once_fields(found.length, found.type);
     else if (rc == 0)
         result = Py_NewRef(Py_None);
     Py_XDECREF(found.owned);
@@ -798,14 +818,11 @@ int speedups_scan_parts(PyObject *const parts[4], PyObject *const policies[3],
         return 0;
     if (!triggers_loaded && load_triggers() < 0)
         return -1;
-    int rc = clean_path(raw_path, app_path, policies[0], &found->non_ascii);
+    int rc = clean_path(raw_path, app_path, policies[0], lookalike);
     if (rc == 1)
         rc = clean_query(query, policies[1]);
     if (rc == 1)
         rc = clean_headers(parts[3], policies[2], &found->length, &found->type,
                            &found->owned);
-    /* Last, as py head_plan weighs it after py_scan_head. */
-    if (rc == 1 && lookalike && found->non_ascii)
-        rc = lookalike_free(raw_path);
     return rc;
 }

@@ -27,7 +27,7 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------------------------
- * The look-alike separators (py clean_head: LOOKALIKE.search of the decoded path).
+ * The look-alike separators (py _clean._is_clean_path: LOOKALIKE.search of the decoded path).
  */
 static uint32_t (*lookalike)[2]; /* sorted, disjoint [lo, hi] ranges */
 static Py_ssize_t lookalike_count;
@@ -142,11 +142,8 @@ static PyObject *get(PyObject *dict, PyObject *key) {
  * what is read from it for the whole call): 1, else 0 with TypeError set. */
 static int lane_args(const char *name, PyObject *const *args, Py_ssize_t nargs,
                      Py_ssize_t want) {
-    if (nargs != want) {
-        PyErr_Format(PyExc_TypeError, "%s expected %zd arguments, got %zd", name, want,
-                     nargs);
+    if (!speedups_arg_count(name, nargs, want))
         return 0;
-    }
     PyObject *lane = args[0];
     if (PyTuple_Check(lane) && PyTuple_GET_SIZE(lane) == 6 &&
         PyDict_CheckExact(PyTuple_GET_ITEM(lane, 5)))
@@ -314,7 +311,7 @@ static PyObject *plan_parts(PyObject *lane, PyObject *const parts[4], int bodile
     int lookalike = PyObject_IsTrue(PyTuple_GET_ITEM(lane, 3));
     if (lookalike < 0)
         return NULL;
-    head_scan_t found = {0, NULL, NULL, NULL};
+    head_scan_t found = {NULL, NULL, NULL};
     int rc = speedups_scan_parts(parts, policies, lookalike, &found);
     PyObject *result = NULL;
     if (rc == 1) {

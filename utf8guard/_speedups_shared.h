@@ -10,6 +10,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Whether the METH_FASTCALL function `name` got `want` arguments: 1, else 0 with
+ * the TypeError Python raises for a wrong count set. */
+static inline int speedups_arg_count(const char *name, Py_ssize_t nargs,
+                                     Py_ssize_t want) {
+    if (nargs == want)
+        return 1;
+    PyErr_Format(PyExc_TypeError, "%s expected %zd arguments, got %zd", name, want,
+                 nargs);
+    return 0;
+}
+
 /* _speedups.c: the refusal mask of a Policy, as first_violation reads it.
  * 0 on success, -1 with an exception set. */
 int speedups_policy_mask(PyObject *policy, unsigned *mask);
@@ -35,13 +46,11 @@ PyObject *speedups_strict_unquote(PyObject *module, PyObject *raw);
      speedups_scan_head_doc},                                                      \
     {"strict_unquote", speedups_strict_unquote, METH_O, speedups_strict_unquote_doc},
 
-/* _speedups_http.c: py_scan_head over parts = (raw_path, app_path, query, headers)
- * and policies = (path, query and body, header), and with `lookalike` the look-alike
- * rule of clean_head: 1 when clean (*found filled: length and type borrowed from the
- * headers or from found->owned, which the caller releases either way), 0 when not,
- * -1 with an exception set. */
+/* _speedups_http.c: py_scan_head over parts = (raw_path, app_path, query, headers),
+ * policies = (path, query and body, header) and `lookalike`: 1 when clean (*found
+ * filled: length and type borrowed from the headers or from found->owned, which the
+ * caller releases either way), 0 when not, -1 with an exception set. */
 typedef struct {
-    int non_ascii;
     PyObject *length, *type, *owned;
 } head_scan_t;
 int speedups_scan_parts(PyObject *const parts[4], PyObject *const policies[3],

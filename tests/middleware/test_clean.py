@@ -20,8 +20,9 @@ from utf8guard._policy import FLAGS
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.engine._engine import check_head
 from utf8guard.middleware.engine._finding import RequestSummary
+from utf8guard.middleware.head import _clean
 from utf8guard.middleware.head._abnf import PRINTABLE
-from utf8guard.middleware.head._clean import clean_head, is_clean_head
+from utf8guard.middleware.head._clean import OnceFields, is_clean_head
 from utf8guard.middleware.head._percent import strict_unquote
 from utf8guard.middleware.head._request import RequestHead, inspect_head
 
@@ -284,9 +285,12 @@ def test_summary_built_only_when_reported() -> None:
     assert calls == [1]  # built once, however often it is read
 
 
-def _scan(headers: object, raw_path: object = b"/caf%C3%A9") -> object:
+def _scan(
+    headers: object, raw_path: object = b"/caf%C3%A9", lookalike: bool = True
+) -> object:
     config = GuardConfig()
-    return clean_head(raw_path, None, b"q=1", headers, config)  # type: ignore[arg-type]
+    policies = config.effective_path_policy, config.policy, config.header_policy
+    return _clean.scan_head(raw_path, None, b"q=1", headers, *policies, lookalike)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -314,10 +318,27 @@ def test_shapes_and_framing_the_scan_leaves_to_the_full_check(headers: object) -
 
 def test_scan_returns_the_framing_fields_of_a_clean_head() -> None:
     headers = [[b"Content-Type", b"application/json"], (b"content-length", b"12")]
-    assert _scan(headers) == (True, b"12", b"application/json")
-    assert _scan([]) == (True, None, None)
-    assert _scan((), raw_path=b"/plain") == (False, None, None)
+    fields = _scan(headers)
+    assert isinstance(fields, OnceFields)
+    assert fields.content_length == b"12"
+    assert fields.content_type == b"application/json"
+    assert _scan([]) == OnceFields(None, None)
+    assert _scan((), raw_path=b"/plain") == OnceFields(None, None)
     assert _scan((), raw_path="/str") is None
+
+
+@pytest.mark.parametrize(
+    "raw_path", [b"/a%EF%BC%8Fb", b"/a%E2%88%95b", b"/a%EF%BC%BCb", b"/caf%C3%A9"]
+)
+def test_the_scan_applies_the_lookalike_rule_when_asked(raw_path: bytes) -> None:
+    """``lookalike`` is the config's look-alike rule: the scan refuses what the full
+    check refuses under each setting (U+FF0F, U+2215, U+FF3C look like "/" or "\\",
+    UTS #39 confusables; "é" does not)."""
+    for allowed in (False, True):
+        config = GuardConfig(allow_lookalike_separators=allowed)
+        refused = not _finds_nothing(_head(raw_path=raw_path), config)
+        assert refused is (raw_path != b"/caf%C3%A9" and not allowed)
+        assert (_scan((), raw_path, lookalike=not allowed) is None) is refused
 
 
 def test_every_policy_allows_printable_ascii() -> None:

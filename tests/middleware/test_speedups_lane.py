@@ -482,21 +482,22 @@ def test_head_plan_arguments() -> None:
     assert head(lane, None, b"/", b"", [], True) is None  # no raw target: full check
 
 
-def test_the_lookalike_rule_is_weighed_after_the_headers() -> None:
+def test_the_lookalike_rule_is_weighed_with_the_path_in_both_twins() -> None:
     # A fuzz finding (fuzz_lane): the C twin once declined a look-alike path before
     # reading the header policy, where Python read it first and raised for a policy
-    # that is no Policy. Both now weigh the look-alike rule last.
+    # that is no Policy. Both now weigh the look-alike rule with the path (issue 24:
+    # scan_head's lookalike flag), so neither reads the header policy here, and
+    # without the rule both read it.
     default = GuardConfig()
-    lane: tuple[object, ...] = (
-        default.effective_path_policy,
-        default.policy,
-        object(),
-        True,
-        0,
-        {},
+    not_a_policy: Policy = object()  # type: ignore[assignment]  # the point
+    lane = Lane(
+        default.effective_path_policy, default.policy, not_a_policy, True, 0, {}
     )
     request = scope(raw_path=b"/a%E2%88%95", headers=[(b"host", "é".encode())])
+    assert speedups.asgi_plan(lane, request) is None
+    assert py_asgi_plan(lane, request) is None
+    lane = lane._replace(lookalike=False)
     with pytest.raises(AttributeError):
         speedups.asgi_plan(lane, request)
     with pytest.raises(AttributeError):
-        py_asgi_plan(lane, request)  # type: ignore[arg-type]
+        py_asgi_plan(lane, request)

@@ -25,7 +25,7 @@ from utf8guard import IDENTIFIER, Policy
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.head import _clean
 from utf8guard.middleware.head._abnf import TCHAR
-from utf8guard.middleware.head._clean import TRIGGERS, clean_head, py_scan_head
+from utf8guard.middleware.head._clean import TRIGGERS, is_clean_head, py_scan_head
 from utf8guard.middleware.head._percent import strict_unquote
 from utf8guard.middleware.head._request import RequestHead, inspect_head
 from utf8guard.middleware.head._trigger import (
@@ -128,9 +128,7 @@ def test_no_vector_is_clean_to_the_lane(
 ) -> None:
     monkeypatch.setattr(_clean, "scan_head", scan)
     for vector in trigger.vectors:
-        head = _placed(where, vector)
-        raw, query, headers = head.raw_path, head.query_string, head.headers
-        assert clean_head(raw, None, query, headers, GuardConfig()) is None, vector
+        assert not is_clean_head(_placed(where, vector), GuardConfig()), vector
 
 
 _NEEDLE_BYTES: Final = st.binary(min_size=1, max_size=3).map(
@@ -302,11 +300,8 @@ def test_the_lane_never_calls_a_refused_head_clean(
     config: GuardConfig,
 ) -> None:
     monkeypatch.setattr(_clean, "scan_head", scan)
-    lane = clean_head(
-        head.raw_path, head.app_path, head.query_string, head.headers, config
-    )
     if _refused(head, config):
-        assert lane is None
+        assert not is_clean_head(head, config)
 
 
 @pytest.mark.parametrize("scan", SCANS, ids=lambda scan: scan.__module__)
@@ -318,7 +313,7 @@ def test_clean_heads_stay_clean(
     for path in (b"/", b"/api/caf%C3%A9/items", b"/a.b/c-d_e~f"):
         head = _head(path, b"page=2&q=caf%C3%A9+x", HEADERS)
         assert not _refused(head, GuardConfig())
-        assert clean_head(path, None, head.query_string, HEADERS, GuardConfig())
+        assert is_clean_head(head, GuardConfig())
 
 
 _SETUP: Final = """\
@@ -327,7 +322,7 @@ from utf8guard.middleware.head import _clean
 from utf8guard.middleware.head._clean import TRIGGERS
 from utf8guard.middleware.head._trigger import Trigger
 _clean.TRIGGERS = {table}
-_speedups.scan_head(b"/", None, b"", [], STRICT, STRICT, STRICT)
+_speedups.scan_head(b"/", None, b"", [], STRICT, STRICT, STRICT, True)
 """
 
 
@@ -385,7 +380,7 @@ _clean.TRIGGERS = t._replace(
     values=Trigger(t.values.needles + (b"evil",), ()),
 )
 scan = lambda query, value: _speedups.scan_head(
-    b"/", None, query, [(b"x", value)], STRICT, STRICT, STRICT
+    b"/", None, query, [(b"x", value)], STRICT, STRICT, STRICT, True
 ) is not None
 assert scan(b"q=ab", b"good") and scan(b"q=a%20c", b"ok")
 assert not scan(b"q=a+b", b"good") and not scan(b"q=ab", b"an evil one")
@@ -411,6 +406,6 @@ def test_longer_decoded_path_needles_are_looked_for(
     monkeypatch.setattr(_clean, "_DECODED_PATH_MARKS", marks)
     monkeypatch.setattr(_clean, "_DECODED_PATH_SEARCH", search)
     policy = GuardConfig().effective_path_policy
-    assert _clean._clean_path(b"/xaby", None, policy) is None
-    assert _clean._clean_path(b"/x%C3%A9y", None, policy) is None
-    assert _clean._clean_path(b"/xay", None, policy) == b"/xay"
+    assert not _clean._is_clean_path(b"/xaby", None, policy, True)
+    assert not _clean._is_clean_path(b"/x%C3%A9y", None, policy, True)
+    assert _clean._is_clean_path(b"/xay", None, policy, True)

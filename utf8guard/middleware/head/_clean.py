@@ -1,13 +1,14 @@
 """A one-pass proof that a request head is clean: the per-location checks are skipped.
 
 ``scan_head`` says "clean" only when :func:`._request.inspect_head` would find
-nothing: it applies the same rules (taken from ``_request``, ``_percent`` and
-``_cookies``, not restated) to whole components at once, with substring tests where
-a pattern would cost more, and builds no finding. Whatever it cannot settle cheaply
-(a head with no raw target, a path the server decoded differently, anything that
-looks like a dot segment or an encoded separator, an escape left in a decoded query,
-a header pair of the wrong shape, repeated or chunked framing) it leaves to the full
-inspection by answering None, which only costs time. Pure.
+nothing: it applies the same rules (taken from ``_request``, ``_target``,
+``_percent`` and ``_cookies``, not restated) to whole components at once, with
+substring tests where a pattern would cost more, and builds no finding. Whatever it
+cannot settle cheaply (a head with no raw target, a path the server decoded
+differently, anything that looks like a dot segment or an encoded separator, an
+escape left in a decoded query, a header pair of the wrong shape, repeated or
+chunked framing) it leaves to the full inspection by answering None, which only
+costs time. Pure.
 
 The C accelerator has the same function (``_speedups.scan_head``), held to this one
 by the tests; :data:`scan_head` is whichever is active.
@@ -43,20 +44,18 @@ from ._trigger import gate_of, search_of, second_marks_of
 __all__ = [
     "TRIGGERS",
     "VALUE_JOINER",
-    "CleanHead",
     "FieldIndexes",
     "NameFacts",
     "OnceFields",
     "Triggers",
     "are_clean_values",
-    "clean_head",
     "clean_headers",
     "is_clean_head",
+    "is_clean_target",
     "name_facts",
     "once_fields",
     "py_scan_head",
     "scan_head",
-    "scan_target",
 ]
 
 # Single bytes are looked up as ints: CPython 3.11's bytes.__contains__ first tries
@@ -78,49 +77,27 @@ _QUERY_MARKS, _QUERY_SEARCH, _QUERY_BYTE = gate_of(TRIGGERS.decoded_query.needle
 #: Whether a query needle can occur where no "%" is: then every query is decoded.
 _QUERY_PLAIN_NEEDLE: Final = any(b"%" not in n for n in TRIGGERS.decoded_query.needles)
 
-#: What the body's route needs from a clean head: whether the decoded path holds
-#: non-ASCII (then the look-alike separator rule still applies), and the value of the
-#: one Content-Length and the one Content-Type field, if any.
-CleanHead = tuple[bool, bytes | None, bytes | None]
 ScanHead = Callable[
-    [bytes | None, bytes | None, bytes, object, Policy, Policy, Policy],
-    CleanHead | None,
+    [bytes | None, bytes | None, bytes, object, Policy, Policy, Policy, bool],
+    OnceFields | None,
 ]
 
 
 def is_clean_head(head: RequestHead, config: GuardConfig) -> bool:
     """True only when ``inspect_head(head, config)`` yields no finding."""
-    return clean_head(head.raw_path, head.app_path, head.query_string, head.headers,
-                      config) is not None  # fmt: skip
-
-
-def clean_head(
-    raw_path: bytes | None,
-    app_path: bytes | None,
-    query: bytes,
-    headers: object,
-    config: GuardConfig,
-) -> CleanHead | None:
-    """:func:`scan_head` with ``config``'s policies and its look-alike rule applied.
-
-    Not None only when ``inspect_head`` would find nothing in a head of these parts
-    (``headers`` as the server gave it: pairs of any other shape are not clean).
-    """
-    found = scan_head(
-        raw_path,
-        app_path,
-        query,
-        headers,
-        config.effective_path_policy,
-        config.policy,
-        config.header_policy,
+    return (
+        scan_head(
+            head.raw_path,
+            head.app_path,
+            head.query_string,
+            head.headers,
+            config.effective_path_policy,
+            config.policy,
+            config.header_policy,
+            not config.allow_lookalike_separators,
+        )
+        is not None
     )
-    if found is None or not found[0] or config.allow_lookalike_separators:
-        return found
-    # raw_path is set: only a head with a raw target is clean, and its escapes all
-    # decode. Inline: the call of a helper cost 0.3k instructions a head (bench_lane).
-    decoded = strict_unquote(raw_path or b"") or b""
-    return found if LOOKALIKE.search(decoded) is None else None
 
 
 def py_scan_head(
@@ -131,57 +108,59 @@ def py_scan_head(
     path_policy: Policy,
     policy: Policy,
     header_policy: Policy,
-) -> CleanHead | None:
+    lookalike: bool,
+) -> OnceFields | None:
     """None unless path, query and headers are clean; then what the body needs.
 
     ``path_policy``, ``policy`` and ``header_policy`` are the config's
-    ``effective_path_policy``, ``policy`` and ``header_policy``. The look-alike rule
-    is the caller's (``lookalike_check``). Clean headers also mean at most one
+    ``effective_path_policy``, ``policy`` and ``header_policy``; ``lookalike``:
+    whether the look-alike separator rule applies (``not
+    allow_lookalike_separators``). Clean headers also mean at most one
     Content-Length and one Content-Type and no Transfer-Encoding or
     Content-Encoding: those are the full check's.
     """
-    decoded = scan_target(raw_path, app_path, query, path_policy, policy)
-    if decoded is None:
+    if not is_clean_target(raw_path, app_path, query, path_policy, policy, lookalike):
         return None
-    fields = clean_headers(headers, header_policy)
-    if fields is None:
-        return None
-    length_field, content_type = fields
-    return not decoded.isascii(), length_field, content_type
+    return clean_headers(headers, header_policy)
 
 
-def scan_target(
+def is_clean_target(
     raw_path: bytes | None,
     app_path: bytes | None,
     query: bytes,
     path_policy: Policy,
     policy: Policy,
-) -> bytes | None:
-    """The decoded path when path and query are clean (but for the look-alike rule)."""
+    lookalike: bool,
+) -> bool:
+    """Whether path and query are clean (:func:`py_scan_head`'s first half)."""
     if type(raw_path) is not bytes or type(query) is not bytes:
-        return None
-    decoded = _clean_path(raw_path, app_path, path_policy)
-    if decoded is None or not _is_clean_query(query, policy):
-        return None
-    return decoded
+        return False
+    return _is_clean_path(raw_path, app_path, path_policy, lookalike) and (
+        _is_clean_query(query, policy)
+    )
 
 
-def _clean_path(raw: bytes, app_path: bytes | None, policy: Policy) -> bytes | None:
-    """The decoded path when it is clean but for the look-alike rule, else None."""
+def _is_clean_path(
+    raw: bytes, app_path: bytes | None, policy: Policy, lookalike: bool
+) -> bool:
     if not raw.isascii():
-        return None
+        return False
     slashed = b"/" + raw
     if 0 in slashed.translate(_RAW_PATH_MARKS) and _RAW_PATH_SEARCH(slashed.lower()):
-        return None
+        return False
     # None: a malformed escape.
     decoded = strict_unquote(raw) if _PERCENT in raw else raw
     if decoded is None:
-        return None
+        return False
     if 0 in decoded.translate(_DECODED_PATH_MARKS) and _DECODED_PATH_SEARCH(decoded):
-        return None
+        return False
     if app_path is not None and app_path != decoded:
-        return None
-    return decoded if is_valid(decoded, policy) else None
+        return False
+    if not is_valid(decoded, policy):
+        return False
+    # The look-alike separators (_target.LOOKALIKE), in the path decoded once: an
+    # ASCII one holds none.
+    return not lookalike or decoded.isascii() or LOOKALIKE.search(decoded) is None
 
 
 def _is_clean_query(query: bytes, policy: Policy) -> bool:

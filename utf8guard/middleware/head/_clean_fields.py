@@ -68,8 +68,20 @@ _FIELD_GATES: Final = tuple(
     (_ONCE.index(name), *gate_of(trigger.needles)) for name, trigger in TRIGGERS.fields
 )
 
-#: The values of the one Content-Length and the one Content-Type field, if any.
-OnceFields = tuple[bytes | None, bytes | None]
+
+class OnceFields(NamedTuple):
+    """What the body's route needs from a clean head: the value of its one
+    Content-Length and its one Content-Type field (None: no such field)."""
+
+    content_length: bytes | None
+    content_type: bytes | None
+
+
+#: The fields of a head with neither (a GET's): built once.
+_NO_FIELDS: Final = OnceFields(None, None)
+#: Builds a :class:`OnceFields` from a pair without the class call's Python
+#: ``__new__`` (about 1.1k instructions less a head, callgrind).
+_new_tuple: Final = tuple.__new__
 
 
 class FieldIndexes(NamedTuple):
@@ -97,7 +109,7 @@ _seen_names: Final[dict[bytes, NameFacts]] = {}
 
 
 def clean_headers(headers: object, policy: Policy) -> OnceFields | None:
-    """``(Content-Length, Content-Type)`` of clean headers, else None."""
+    """The :class:`OnceFields` of clean headers, else None."""
     if not isinstance(headers, _SEQUENCES):
         return None
     names: list[bytes] = []
@@ -113,7 +125,7 @@ def clean_headers(headers: object, policy: Policy) -> OnceFields | None:
         add_name(name)
         add_value(value)
     if not names:
-        return None, None
+        return _NO_FIELDS
     # The names first, all before the policy is read, as in the C twin.
     count, found = name_facts(names)
     if count != len(names):
@@ -193,8 +205,8 @@ def once_fields(
     length: bytes | None,
     content_type: bytes | None,
 ) -> OnceFields | None:
-    """``(Content-Length, Content-Type)`` of the one field of each name (None: no
-    such field), or None when the Host or Cookie value is for the full check."""
+    """The :class:`OnceFields` of the one field of each name (None: no such
+    field), or None when the Host or Cookie value is for the full check."""
     values = (host, cookie, length, content_type)
     for index, marks, search, byte in _FIELD_GATES:
         value = values[index]
@@ -206,4 +218,6 @@ def once_fields(
                 return None
         elif 0 in value.translate(marks) and search(value):
             return None
-    return length, content_type
+    if length is None and content_type is None:
+        return _NO_FIELDS
+    return _new_tuple(OnceFields, (length, content_type))

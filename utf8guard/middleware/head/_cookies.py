@@ -59,7 +59,7 @@ _BIDI_ISOLATE: Final = re.compile(b"|".join(_BIDI_ISOLATES))
 #: holds no CR or LF (what the lane checks of every header value): a backslash
 #: escape, a TAB, a bidi isolate, a percent escape. A rule added here adds its
 #: needles and vectors here; the lane reads them from _clean.TRIGGERS.
-COOKIE_TRIGGER: Final = Trigger(
+COOKIE_TRIGGER: Final[Trigger] = Trigger(
     needles=(b"\\", b"\t", b"%", *_BIDI_ISOLATES),
     vectors=(
         b"a=\\001",

@@ -1,6 +1,6 @@
 """The fast lane: a clean request reaches the app without the per-location machinery.
 
-A request whose head :func:`._clean.clean_head` proves clean, and whose body is
+A request whose head :func:`._clean.scan_head` proves clean, and whose body is
 absent or small enough to be read and checked in one piece, needs no findings, no
 report, no spool and no replay: the app gets the request as the server gave it.
 Every other request, and every one whose body turns out otherwise (a refusal, more
@@ -29,8 +29,7 @@ from ..body._sniff import SniffingInspector
 from ..engine._config import GuardConfig
 from ..engine._engine import content_length
 from ..engine._finding import Finding
-from ._clean import clean_headers, scan_target
-from ._target import LOOKALIKE
+from ._clean import OnceFields, clean_headers, is_clean_target
 
 __all__ = [
     "NO_BODY",
@@ -110,36 +109,23 @@ def py_head_plan(
     bodiless: bool,
     /,
 ) -> Plan:
-    """How a request with this head takes the lane: :func:`._clean.clean_head`, then
+    """How a request with this head takes the lane: :func:`._clean.scan_head`, then
     the body's route (``exclude_paths`` is the caller's). ``bodiless``: the adapter's
     reading of the framing says a request without Content-Length has no body (RFC
     9112 §6.3 item 7), so the app may run at once when no Content-Type is to weigh.
     A body is for the lane when it declares a length within the lane's limit."""
-    decoded = scan_target(raw_path, app_path, query, lane.path_policy, lane.policy)
-    if decoded is None:
+    if not is_clean_target(
+        raw_path, app_path, query, lane.path_policy, lane.policy, lane.lookalike
+    ):
         return None
     fields = clean_headers(headers, lane.header_policy)
-    if fields is None:
-        return None
-    # Unpacked: a call with *fields builds an argument tuple, a tenth of a µs.
+    return None if fields is None else body_plan(lane, fields, bodiless)
+
+
+def body_plan(lane: Lane, fields: OnceFields, bodiless: bool, /) -> Plan:
+    """:func:`py_head_plan` of a head whose path, query and fields are clean, of
+    these :class:`._clean.OnceFields`."""
     length_field, content_type = fields
-    return body_plan(lane, decoded, length_field, content_type, bodiless)
-
-
-def body_plan(
-    lane: Lane,
-    decoded: bytes,
-    length_field: bytes | None,
-    content_type: bytes | None,
-    bodiless: bool,
-    /,
-) -> Plan:
-    """:func:`py_head_plan` of a head whose path, query and fields are clean (but for
-    the look-alike rule): ``decoded`` is its decoded path, ``length_field`` and
-    ``content_type`` the values of its one Content-Length and Content-Type field."""
-    # _clean.clean_head's look-alike rule, on the path it has decoded already.
-    if lane.lookalike and not decoded.isascii() and LOOKALIKE.search(decoded):
-        return None
     if length_field is None:
         return NO_BODY if bodiless and content_type is None else None
     length = content_length(length_field)

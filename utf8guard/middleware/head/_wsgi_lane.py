@@ -28,9 +28,9 @@ from ._clean import (
     FieldIndexes,
     OnceFields,
     are_clean_values,
+    is_clean_target,
     name_facts,
     once_fields,
-    scan_target,
 )
 from ._fast import Lane, Plan, body_plan
 
@@ -72,12 +72,11 @@ def py_wsgi_plan(lane: Lane, environ: WSGIEnvironment, bodiless: bool, /) -> Pla
     if fields is None:
         return None
     raw_path, app_path, query = target_parts(environ)
-    decoded = scan_target(raw_path, app_path, query, lane.path_policy, lane.policy)
-    if decoded is None:
+    if not is_clean_target(
+        raw_path, app_path, query, lane.path_policy, lane.policy, lane.lookalike
+    ):
         return None
-    # Unpacked: a call with *fields builds an argument tuple, a tenth of a µs.
-    length_field, content_type = fields
-    return body_plan(lane, decoded, length_field, content_type, bodiless)
+    return body_plan(lane, fields, bodiless)
 
 
 def _clean_fields(environ: WSGIEnvironment, policy: Policy) -> OnceFields | None:
