@@ -486,6 +486,18 @@ def test_record_subclass_adds_fields_after_its_base() -> None:
     assert Tagged(Location.BODY, "b", Kind.NUL, 1).tag == "t"
 
 
+def test_record_subclass_keeps_keyword_only_fields() -> None:
+    # As a dataclass subclass does (its inherited __init__ stays keyword-only).
+    class Marked(Refusal):
+        pass
+
+    marked = Marked(**_REFUSAL)
+    assert repr(marked).endswith("Marked(" + repr(Refusal(**_REFUSAL)).split("(", 1)[1])
+    assert Marked.__match_args__ == ()
+    with pytest.raises(TypeError):
+        Marked(400, (), b"")  # type: ignore[call-arg]  # keyword-only on purpose
+
+
 def test_record_refuses_a_required_field_after_a_default_one() -> None:
     # As a dataclass does (its positional __init__ could not take it).
     with pytest.raises(TypeError, match="a field without a default follows one with"):

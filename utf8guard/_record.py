@@ -5,9 +5,9 @@ cost the middleware's import more than its own modules did; issue 28).
 A subclass of :class:`Record` lists its fields as annotations, in ``__init__``'s
 order, each with an optional default or :func:`field`, as under
 ``@dataclass(frozen=True, slots=True)``; ``class C(Record, kw_only=True)`` makes
-every field keyword-only. :class:`RecordType` reads them once, at class creation:
-it turns them into ``__slots__``, writes ``__init__`` (which calls
-``__post_init__`` when the class has one) and sets ``__match_args__``. ``==``,
+every field keyword-only (its subclasses too). :class:`RecordType` reads them once,
+at class creation: it turns them into ``__slots__``, writes ``__init__`` (which
+calls ``__post_init__`` when the class has one) and sets ``__match_args__``. ``==``,
 ``hash``, immutability and ``repr`` are :class:`~utf8guard._violation.Frozen`'s,
 the base of the core's hand-written records; ``replace()`` (also
 ``__replace__``, which ``copy.replace`` calls on Python 3.13) makes a changed copy
@@ -68,6 +68,7 @@ class RecordType(type):
     """The metaclass that builds each record class from its annotations."""
 
     _specs: dict[str, Field]
+    _kw_only: bool
 
     def __new__(
         cls,
@@ -75,7 +76,7 @@ class RecordType(type):
         bases: tuple[type, ...],
         namespace: dict[str, Any],
         *,
-        kw_only: bool = False,
+        kw_only: bool | None = None,
     ) -> RecordType:
         if "__annotations__" not in namespace and any(
             key.startswith("__annotate") for key in namespace
@@ -100,13 +101,17 @@ class RecordType(type):
             spec.name = key
             specs[key] = spec
         namespace["_fields"] = tuple(specs)
+        if kw_only is None:
+            kw_only = any(getattr(base, "_kw_only", False) for base in bases)
         init = [spec for spec in specs.values() if spec.init]
         namespace.setdefault(
             "__match_args__", () if kw_only else tuple(spec.name for spec in init)
         )
         made = super().__new__(cls, name, bases, namespace)
         made._specs = specs
-        made.__init__ = _init_for(made, init, kw_only=kw_only)  # type: ignore[misc]  # generated, as dataclasses does
+        made._kw_only = kw_only
+        # mypy takes the generated __init__ from the annotations (dataclass_transform).
+        made.__init__ = _init_for(made, init, kw_only=kw_only)  # type: ignore[misc]
         return made
 
 
