@@ -9,7 +9,6 @@ README gives (relative, or into the hosted site) lands on a file or page that ex
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import doctest
 import json
 import re
@@ -23,6 +22,7 @@ from mkdocs.exceptions import PluginError
 
 from docs import _griffe, _hooks
 from utf8guard import Kind, Policy
+from utf8guard._record import fields
 from utf8guard.middleware import GuardConfig, RequestKind, Utf8GuardMiddleware
 from utf8guard.paths import PathKind
 
@@ -111,7 +111,7 @@ def test_readme_keeps_the_quickstart_commands() -> None:
 def test_the_configuration_table_has_every_option() -> None:
     text = (DOCS / "configuration.md").read_text("utf-8")
     table = re.findall(r"^\| `([a-z0-9_]+)` \|", text, re.MULTILINE)
-    options = [f.name for f in dataclasses.fields(GuardConfig) if f.init]
+    options = [f.name for f in fields(GuardConfig) if f.init]
     assert table == options
 
 

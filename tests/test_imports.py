@@ -20,6 +20,8 @@ from typing import Final
 import pytest
 
 ROOT: Final = Path(__file__).resolve().parents[1]
+#: ``dataclasses`` and what it imports (issue 28: a third of the middleware's import).
+RECORDS: Final = ("dataclasses", "inspect", "ast", "dis", "tokenize")
 #: Modules each import must leave unimported (issue 28: each costs milliseconds).
 DEFERRED: Final = {
     # dataclasses (with inspect, ast, dis, tokenize) and typing: the core's records
@@ -48,8 +50,15 @@ DEFERRED: Final = {
         "utf8guard.paths",
         "utf8guard._variation_bases",
         "utf8guard.middleware.body._multipart",
+        # Its records are utf8guard._record's; inspect only at construction.
+        *RECORDS,
     ),
-    "utf8guard.paths": ("pathlib", "urllib.parse", "utf8guard._variation_bases"),
+    "utf8guard.paths": (
+        "pathlib",
+        "urllib.parse",
+        "utf8guard._variation_bases",
+        *RECORDS,
+    ),
 }
 #: Public modules whose ``__all__`` must resolve (the Django adapter needs Django).
 PUBLIC: Final = (

@@ -76,7 +76,8 @@ def _frozen_error(message: str) -> AttributeError:
 
 class Frozen:
     """Base of the core's immutable records: what ``@dataclass(frozen=True,
-    slots=True)`` gave them, without importing ``dataclasses``.
+    slots=True)`` gave them, without importing ``dataclasses``. The middleware's
+    records subclass ``_record.Record``, which writes ``__init__`` from annotations.
 
     A subclass names its fields in ``_fields``, in ``__init__``'s order, has them in
     ``__slots__`` and sets them in ``__init__`` with ``object.__setattr__``; ``==``

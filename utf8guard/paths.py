@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from ._pathrules import (
@@ -33,6 +32,7 @@ from ._pathrules import (
     utf8_length,
 )
 from ._policy import IDENTIFIER, WELL_FORMED, Policy
+from ._record import Record
 from ._scan import BytesLike, iter_violations
 from ._violation import describe
 
@@ -58,8 +58,7 @@ MAX_NAME_BYTES: Final = 255
 MAX_REPLACE_PASSES: Final = 8
 
 
-@dataclass(frozen=True, slots=True)
-class PathViolation:
+class PathViolation(Record):
     """One problem in a path: its kind and the span ``[start, end)`` it covers.
 
     Offsets count bytes when the path was given as bytes and characters when it was

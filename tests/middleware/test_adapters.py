@@ -8,7 +8,6 @@ request must get the same status, response body and ``on_violation`` events.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -18,6 +17,7 @@ import pytest
 from werkzeug.test import Client
 
 from utf8guard import IDENTIFIER, STRICT
+from utf8guard._record import fields
 from utf8guard.middleware import (
     GuardConfig,
     Utf8GuardMiddleware,
@@ -242,8 +242,8 @@ SAMPLE_OPTIONS: dict[str, object] = {
 def test_adapters_take_the_same_options() -> None:
     # The options are GuardConfig's constructor fields (its declaration, not the
     # adapters' shared __init__), each typed in GuardOptions for the adapters.
-    fields = {field.name for field in dataclasses.fields(GuardConfig) if field.init}
-    assert set(SAMPLE_OPTIONS) == fields == set(GuardOptions.__annotations__)
+    names = {field.name for field in fields(GuardConfig) if field.init}
+    assert set(SAMPLE_OPTIONS) == names == set(GuardOptions.__annotations__)
     with pytest.raises(TypeError, match="unknown option 'max_body'"):
         Utf8GuardMiddleware(asgi_echo, max_body=1)  # type: ignore[call-arg]  # wrong on purpose
     with pytest.raises(TypeError, match="unknown option 'max_body'"):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 
 import pytest
 
 from utf8guard import IDENTIFIER, STRICT, Policy
+from utf8guard._record import fields
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.engine._config import MODES, GuardOptions, configure
 from utf8guard.middleware.engine._finding import safe_name

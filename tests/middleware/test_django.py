@@ -10,7 +10,6 @@ hand-written scope, as the ASGI adapter is).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import io
 import json
 from typing import cast
@@ -231,7 +230,7 @@ def test_asgi_scope_without_raw_parts_falls_back_to_meta() -> None:
 def test_refusal_is_shaped_by_on_refuse() -> None:
     def cors(refusal: Refusal) -> Refusal:
         extra = ((b"access-control-allow-origin", b"*"),)
-        return dataclasses.replace(refusal, headers=refusal.headers + extra)
+        return refusal.replace(headers=refusal.headers + extra)
 
     middleware, seen = guarded_view({"on_refuse": cors})
     # RAW_URI as Gunicorn sets it (Django's own RequestFactory sets none)

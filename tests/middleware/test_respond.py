@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
@@ -27,7 +26,7 @@ FINDING = Finding(Location.PATH, None, Kind.OVERLONG, 4, fixable=True)
 
 
 def with_cors(refusal: Refusal) -> Refusal:
-    return dataclasses.replace(refusal, headers=(*refusal.headers, CORS))
+    return refusal.replace(headers=(*refusal.headers, CORS))
 
 
 def test_no_hook_sends_the_problem_as_is() -> None:
@@ -72,7 +71,7 @@ def test_hook_sees_findings_and_request_and_may_replace_everything() -> None:
 def test_hook_shapes_the_413_too() -> None:
     def unknown_status(refusal: Refusal) -> Refusal:
         assert refusal.findings == ()
-        return dataclasses.replace(refusal, status=499)
+        return refusal.replace(status=499)
 
     guard = Utf8GuardWSGIMiddleware(echo, on_refuse=unknown_status, max_body_size=1)
     status, _, _ = call(guard, make_environ("/", b"ab", "text/plain"))

@@ -13,7 +13,6 @@ Imports Django; the rest of ``utf8guard.middleware`` does not.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, cast
 from urllib.parse import unquote_to_bytes
 
@@ -28,6 +27,7 @@ from django.http import (
 )
 from django.utils.encoding import repercent_broken_unicode
 
+from .._record import Record
 from .engine._config import configure
 from .wsgi import Utf8GuardWSGIMiddleware
 
@@ -127,12 +127,11 @@ class Utf8GuardMiddleware:
             outcome.close()
 
 
-@dataclass
-class _Outcome:
+class _Outcome(Record):
     """The guard's answer: a refusal to return, or a clean-up once the view ran."""
 
     refusal: HttpResponse | None = None
-    result: Iterable[bytes] = field(default_factory=list)
+    result: Iterable[bytes] = ()
 
     def close(self) -> None:
         """Close the adapter's response: the spooled body, the pending report."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
@@ -75,6 +74,8 @@ def is_async_callable(app: object) -> bool:
     """Whether ``app`` is an ASGI 3 application: a coroutine function, or an object
     whose ``__call__`` is one (through ``functools.partial``, as Starlette's
     ``is_async_callable`` reads it; uvicorn takes any other app for ASGI 2)."""
+    import inspect  # at construction: with ast, dis, tokenize, a third of the import
+
     while isinstance(app, functools.partial):
         app = app.func
     return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(
@@ -88,6 +89,8 @@ def takes_one_argument(app: object) -> bool:
     False when its signature does not say."""
     # asgiref's AsyncToSync (how Django hands a sync middleware its async handler)
     # takes *args; the function it wraps is its ``awaitable``.
+    import inspect  # see is_async_callable
+
     app = getattr(app, "awaitable", app)
     try:
         signature = inspect.signature(app)  # type: ignore[arg-type]  # any callable

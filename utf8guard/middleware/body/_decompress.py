@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib
 import zlib
-from dataclasses import replace
 from functools import cache
 from types import ModuleType
 from typing import Final, Protocol
@@ -234,4 +233,4 @@ class DecodingInspector:
     @staticmethod
     def _fixed(findings: list[Finding]) -> list[Finding]:
         # The app gets the compressed bytes: nothing in them can be repaired.
-        return [replace(finding, fixable=False) for finding in findings]
+        return [finding.replace(fixable=False) for finding in findings]

@@ -8,7 +8,6 @@ The names are judged in :mod:`._multipart_names`.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from functools import lru_cache
 from typing import Final, NamedTuple
 
@@ -165,7 +164,7 @@ def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding |
     else:
         plan = _plan(block, rules)
     if isinstance(plan, Finding):
-        return replace(plan, offset=base + plan.offset)
+        return plan.replace(offset=base + plan.offset)
     return plan
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Final, Literal, TypedDict, get_args
 
 from ..._policy import STRICT, Policy
+from ..._record import Record, field, fields
 from ..._scan import is_valid
 from ..head._abnf import FIELD_NAME
 from ..head._cookies import cookie_policy
@@ -50,8 +50,7 @@ MAX_UPLOAD_BYTES: Final = 1024 * 1024 * 1024
 MEMORY_BODY_BYTES: Final = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GuardConfig:
+class GuardConfig(Record, kw_only=True):
     """The guard's options, shared by the ASGI and WSGI adapters.
 
     Security-relevant defaults: ``mode="block"``; ``policy=STRICT`` for query, headers

@@ -7,9 +7,9 @@ body is too large, whether it must be repaired) is made here, without I/O.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Final
 
+from ..._record import Record
 from ..body._body import body_inspector, uploads_of
 from ..body._decompress import DecodingInspector
 from ..body._sniff import SniffingInspector
@@ -48,8 +48,7 @@ LENGTH_DIGITS: Final = 18
 MAX_CONTENT_LENGTH: Final = 10**LENGTH_DIGITS
 
 
-@dataclass(frozen=True, slots=True)
-class HeadVerdict:
+class HeadVerdict(Record):
     """What to do with a request head: refuse it (``problem``) or go on with ``head``.
 
     ``head`` is the head to pass on: the original, or its normalised form.

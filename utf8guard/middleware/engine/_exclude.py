@@ -12,7 +12,6 @@ A path that fails any of this is checked in full, as if not excluded.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from ..head._percent import percent_decode
 from ..head._request import RequestHead, inspect_head
@@ -34,7 +33,7 @@ def is_excluded(head: RequestHead, config: GuardConfig) -> bool:
     raw = head.raw_path
     if raw is not None and holds_encoded_separator(raw):
         return False
-    path_only = replace(head, query_string=b"", headers=())
+    path_only = head.replace(query_string=b"", headers=())
     if next(inspect_head(path_only, config), None) is not None:
         return False
     forms = [head.path]

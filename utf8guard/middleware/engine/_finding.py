@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from ..._pathrules import PathKind
+from ..._record import Record
 from ..._violation import Kind
 
 __all__ = [
@@ -273,8 +273,7 @@ def safe_name(raw: bytes) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record):
     """One refusal: where it is, under which name, what it is, and its byte offset.
 
     ``offset`` counts bytes from the start of the raw component: the request target's
@@ -293,8 +292,7 @@ class Finding:
     fixable: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RequestSummary:
+class RequestSummary(Record, kw_only=True):
     """Who sent a request and to where, safe to log: every field is escaped ASCII.
 
     ``method`` and ``path`` are the request method and the path as the client sent
@@ -313,8 +311,7 @@ class RequestSummary:
     scope_type: ScopeType = "http"
 
 
-@dataclass(frozen=True, slots=True)
-class ViolationEvent:
+class ViolationEvent(Record):
     """What ``on_violation`` receives: one per reported request, never request bytes.
 
     ``findings`` are the request's findings (head and body, at most ``MAX_FINDINGS``);
@@ -328,5 +325,5 @@ class ViolationEvent:
     finding: Finding
     action: Action
     scope_type: ScopeType
-    request: RequestSummary = field(default_factory=RequestSummary)
+    request: RequestSummary = RequestSummary()
     findings: tuple[Finding, ...] = ()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Final
 
+from ..._record import Record
 from ._config import GuardConfig
 from ._finding import Finding, RequestSummary
 from ._problem import Problem
@@ -19,27 +19,25 @@ _FIELD_NAME: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _FIELD_VALUE_BAD: Final = re.compile(rb"[\r\n\x00]")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Refusal:
+class Refusal(Record, kw_only=True):
     """The response for a refused request, as ``on_refuse`` receives and returns it.
 
     By default ``status`` is 400 (or 413 for a body over ``max_body_size``) with an
     RFC 9457 ``application/problem+json`` ``body``. ``findings`` (empty for a 413)
     and ``request`` say what was refused and whose request it was. A hook returns a
-    Refusal, typically ``dataclasses.replace(refusal, headers=...)``; the guard sets
+    Refusal, typically ``refusal.replace(headers=...)``; the guard sets
     ``Content-Length`` itself. The same hook runs under ASGI, WSGI and Django.
 
-    >>> import dataclasses
     >>> def cors(refusal: Refusal) -> Refusal:
     ...     extra = ((b"access-control-allow-origin", b"https://app.example"),)
-    ...     return dataclasses.replace(refusal, headers=refusal.headers + extra)
+    ...     return refusal.replace(headers=refusal.headers + extra)
     """
 
     status: int
     headers: tuple[tuple[bytes, bytes], ...]
     body: bytes
     findings: tuple[Finding, ...] = ()
-    request: RequestSummary = field(default_factory=RequestSummary)
+    request: RequestSummary = RequestSummary()
 
 
 def refuse(

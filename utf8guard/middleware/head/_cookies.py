@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from functools import lru_cache
 from typing import Final
 
@@ -151,7 +150,7 @@ def _percent_findings(value: bytes, policy: Policy) -> Iterator[Finding]:
             for found in _text_findings(decoded, policy):
                 if offset not in seen:
                     seen.add(offset)
-                    yield replace(found, offset=offset, fixable=False)
+                    yield found.replace(offset=offset, fixable=False)
                 break
 
 
@@ -213,7 +212,7 @@ def _run_findings(run: bytes, starts: list[int], policy: Policy) -> Iterator[Fin
     found = list(_text_findings(run, policy))
     if not any(finding.kind in ILL_FORMED for finding in found):
         for finding in found:
-            yield replace(finding, offset=starts[finding.offset], fixable=False)
+            yield finding.replace(offset=starts[finding.offset], fixable=False)
         return
     for finding in found:
         if finding.kind in _LAX_FORMS and _is_lax_sequence(run, finding.offset):
@@ -222,7 +221,7 @@ def _run_findings(run: bytes, starts: list[int], policy: Policy) -> Iterator[Fin
             return
     for index, code in enumerate(run):
         for finding in _text_findings(chr(code).encode(), policy):
-            yield replace(finding, offset=starts[index], fixable=False)
+            yield finding.replace(offset=starts[index], fixable=False)
 
 
 def _is_lax_sequence(run: bytes, start: int) -> bool:

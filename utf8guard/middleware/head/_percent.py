@@ -12,11 +12,11 @@ import re
 from bisect import bisect_left
 from codecs import escape_decode
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Final
 
 from ..._accel import IMPLEMENTATION
 from ..._policy import Policy
+from ..._record import Record
 from ..._scan import is_valid
 from ..._stream import IncrementalValidator
 from ..._violation import Utf8Error
@@ -51,8 +51,7 @@ _NEUTRAL: Final = bytes(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Decoded:
+class Decoded(Record):
     """Decoded bytes, the raw input, and whether any escape in it is malformed.
 
     :meth:`iter_errors` yields ``(kind, raw offset)`` of each malformed or

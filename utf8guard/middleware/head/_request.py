@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from heapq import merge
 from operator import attrgetter
 from typing import Final
 
 from ..._policy import Policy
+from ..._record import Record
 from ..._repair import repair
 from ..._scan import find_violation, iter_violations
 from ..._violation import Kind
@@ -66,8 +66,7 @@ QUERY_ESCAPE_TRIGGER: Final = Trigger(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RequestHead:
+class RequestHead(Record):
     """The parts of a request the engine checks, as the server received them.
 
     ``raw_path`` is the request target's path before percent-decoding, or None when the
