@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import codecs
 import json
-import re
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
 from ..engine._finding import Finding, RequestKind
 from ._json import JsonInspector
@@ -27,7 +27,7 @@ _DETECT_BYTES: Final = 4
 _HEAD_BYTES: Final = 64
 _UTF8_ENCODINGS: Final = ("utf-8", "utf-8-sig")
 #: RFC 8259 §2: ws = *( %x20 / %x09 / %x0A / %x0D ).
-_NOT_WHITESPACE: Final = re.compile(rb"[^ \t\n\r]")
+_NOT_WHITESPACE: Final = lazy_pattern(rb"[^ \t\n\r]")
 _WHITESPACE: Final = " \t\n\r\ufeff"
 #: RFC 8259 §3: the values that can hold a string, and so an escape.
 _JSON_STARTS: Final = frozenset(b'{["')

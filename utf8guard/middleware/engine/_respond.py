@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ._config import GuardConfig
 from ._finding import Finding, RequestSummary
 from ._problem import Problem
@@ -15,8 +15,8 @@ __all__ = ["Refusal", "refuse"]
 
 # RFC 9110 §5.1 field-name = token; §5.5 field-value: no CR, LF or NUL (RFC 9110
 # §5.5: "MUST either reject ... or replace" them), so a hook cannot split a response.
-_FIELD_NAME: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_FIELD_VALUE_BAD: Final = re.compile(rb"[\r\n\x00]")
+_FIELD_NAME: Final = lazy_pattern(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_FIELD_VALUE_BAD: Final = lazy_pattern(rb"[\r\n\x00]")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
