@@ -180,3 +180,29 @@ def test_middleware_import_compiles_no_pattern_but_the_lanes(pure: bool) -> None
     assert set(eval(at_import)) <= COMPILES_AT_IMPORT  # noqa: S307 - our own print
     assert first_use.startswith("True [")
     assert "utf8guard/_lazy_pattern.py" in eval(first_use[5:])  # noqa: S307
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_body_inspectors_load_with_their_first_body(pure: bool) -> None:
+    # Issue 28: the decoding inspector (with zlib) waits for a compressed JSON body,
+    # the multipart one for a multipart body; a plain JSON body loads neither.
+    code = (
+        "import utf8guard.middleware\n"
+        "from utf8guard.middleware.engine._config import GuardConfig\n"
+        "from utf8guard.middleware.engine._engine import BodyCheck\n"
+        "LAZY = ('utf8guard.middleware.body._decompress', 'zlib',"
+        " 'utf8guard.middleware.body._multipart')\n"
+        "def loaded():\n"
+        "    return [name for name in LAZY if name in sys.modules]\n"
+        "JSON = (b'content-type', b'application/json')\n"
+        "for headers in ([JSON], [JSON, (b'content-encoding', b'gzip')],"
+        " [(b'content-type', b'multipart/form-data; boundary=B')]):\n"
+        "    check = BodyCheck(headers, GuardConfig(), 'http')\n"
+        "    print(check.inspected, loaded())\n"
+    )
+    assert _fresh(code, pure=pure).splitlines() == [
+        "True []",
+        "True ['utf8guard.middleware.body._decompress', 'zlib']",
+        "True ['utf8guard.middleware.body._decompress', 'zlib',"
+        " 'utf8guard.middleware.body._multipart']",
+    ]
