@@ -184,25 +184,30 @@ def test_middleware_import_compiles_no_pattern_but_the_lanes(pure: bool) -> None
 
 @pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
 def test_body_inspectors_load_with_their_first_body(pure: bool) -> None:
-    # Issue 28: the decoding inspector (with zlib) waits for a compressed JSON body,
-    # the multipart one for a multipart body; a plain JSON body loads neither.
+    # Issue 28: json waits for a JSON body's first bytes (or a refusal's problem
+    # document), the decoding inspector (with zlib) for a compressed JSON body, the
+    # multipart one for a multipart body.
     code = (
         "import utf8guard.middleware\n"
         "from utf8guard.middleware.engine._config import GuardConfig\n"
         "from utf8guard.middleware.engine._engine import BodyCheck\n"
-        "LAZY = ('utf8guard.middleware.body._decompress', 'zlib',"
+        "LAZY = ('json', 'utf8guard.middleware.body._decompress', 'zlib',"
         " 'utf8guard.middleware.body._multipart')\n"
         "def loaded():\n"
         "    return [name for name in LAZY if name in sys.modules]\n"
         "JSON = (b'content-type', b'application/json')\n"
-        "for headers in ([JSON], [JSON, (b'content-encoding', b'gzip')],"
+        "check = BodyCheck([JSON], GuardConfig(), 'http')\n"
+        "print(loaded())\n"
+        "print(check.feed(b'[\"caf\\\\u00e9\"]', last=True), loaded())\n"
+        "for headers in ([JSON, (b'content-encoding', b'gzip')],"
         " [(b'content-type', b'multipart/form-data; boundary=B')]):\n"
         "    check = BodyCheck(headers, GuardConfig(), 'http')\n"
         "    print(check.inspected, loaded())\n"
     )
     assert _fresh(code, pure=pure).splitlines() == [
-        "True []",
-        "True ['utf8guard.middleware.body._decompress', 'zlib']",
-        "True ['utf8guard.middleware.body._decompress', 'zlib',"
+        "[]",
+        "None ['json']",
+        "True ['json', 'utf8guard.middleware.body._decompress', 'zlib']",
+        "True ['json', 'utf8guard.middleware.body._decompress', 'zlib',"
         " 'utf8guard.middleware.body._multipart']",
     ]
