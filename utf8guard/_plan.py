@@ -7,14 +7,14 @@ needed.
 
 from __future__ import annotations
 
-from ._lazy_pattern import lazy_pattern
 from ._policy import Policy, refused_ranges
 from ._tables import LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Frozen, Kind
 
 # typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it. ``re``
 # (a fifth of the import with STRICT's regexes) is imported at a plan regex's first
-# search (lazy_pattern): neither build imports it to import utf8guard.
+# search (lazy_pattern, imported with a plan's first build: the C build needs none
+# to import): neither build imports ``re`` to import utf8guard.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
@@ -144,6 +144,8 @@ def _gates(refused: tuple[tuple[Kind, Ranges], ...]) -> tuple[Gate, ...] | None:
     STRICT gets six: EF (U+FDD0..U+FDEF by the regex ``EF B7 [90-AF]``, U+FFFE and
     U+FFFF by lookup) and F0..F4 (the 64 noncharacters above U+FFFF, by lookup).
     """
+    from ._lazy_pattern import lazy_pattern  # see TYPE_CHECKING above
+
     chars = [
         chr(cp)
         for _, ranges in refused
@@ -180,6 +182,8 @@ def _tails(gates: tuple[Gate, ...]) -> tuple[re.Pattern[bytes], int] | None:
     about 4 us per 64 KiB; this regex replaces them all for about 16 us. STRICT:
     ``BF [BE BF]``, the end of every U+nFFFE and U+nFFFF.
     """
+    from ._lazy_pattern import lazy_pattern
+
     encodings = {char.encode() for _, chars, _ in gates for char in chars}
     if min(map(len, encodings), default=0) < 3:
         return None
@@ -196,6 +200,8 @@ def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
     That pattern runs only where the gates (compiled here) fail, so it is compiled at
     its first search: STRICT's took a quarter of the pure build's import (issue 28).
     """
+    from ._lazy_pattern import lazy_pattern
+
     groups = {
         kind: [seq for lo, hi in ranges for seq in _byte_classes(lo, hi)]
         for kind, ranges in refused
