@@ -34,7 +34,7 @@ __all__ = ["body_inspector", "body_kind", "decoding_of", "inspector_for", "uploa
 #: the middleware's import time, which most applications' requests never use.
 _MULTIPART_MODULE: Final = f"{__package__}._multipart"
 #: The decoding inspector's module, imported by the first compressed JSON body:
-#: with ``zlib`` and ``importlib``, 1% of the middleware's import (issue 28).
+#: with ``zlib``, about 1% of the middleware's import (issue 28).
 _DECOMPRESS_MODULE: Final = f"{__package__}._decompress"
 
 #: Content-Type values whose kind is remembered.
