@@ -19,6 +19,11 @@ each module is imported twice, in a new process each time:
 * ``wall``: ``time.perf_counter()`` around the import statement, without
   ``-X importtime`` and its printing.
 
+A cold start also builds the middleware, so a second table times (wall, median and
+fastest) the import together with ``Utf8GuardMiddleware(app)`` and with
+``Utf8GuardWSGIMiddleware(app)`` (:data:`CONSTRUCTED`): what a guard builds at
+construction rather than at import shows there.
+
 Wall times move with the machine's load, so the report states the load average
 before and after. ``--instructions`` adds the load-independent figure: instructions
 (callgrind, one run each) of each import and of each with its first use
@@ -54,6 +59,18 @@ TOP_IMPORTS: Final = 5
 #: The counted statements: each import, and each with its first use (a cold start
 #: pays both; the C extension compares a code-point set with ``_policy.py``'s when a
 #: policy first refuses it, and ``GuardConfig()`` uses several policies).
+#: A cold start also constructs the middleware: these import it and wrap an app.
+CONSTRUCTED: Final = {
+    "ASGI Utf8GuardMiddleware(app)": (
+        "from utf8guard.middleware import Utf8GuardMiddleware\n"
+        "async def app(scope, receive, send): pass\n"
+        "Utf8GuardMiddleware(app)"
+    ),
+    "WSGI Utf8GuardWSGIMiddleware(app)": (
+        "from utf8guard.middleware import Utf8GuardWSGIMiddleware\n"
+        "Utf8GuardWSGIMiddleware(lambda environ, start_response: [])"
+    ),
+}
 COUNTED: Final = {
     "import utf8guard": "import utf8guard",
     "import utf8guard.middleware": "import utf8guard.middleware",
@@ -61,6 +78,7 @@ COUNTED: Final = {
     "... + GuardConfig()": (
         "from utf8guard.middleware import GuardConfig; GuardConfig()"
     ),
+    **CONSTRUCTED,
 }
 
 
@@ -137,11 +155,16 @@ def measure(build: str, module: str, root: Path = ROOT) -> Run:
 
 def wall_us(build: str, module: str, root: Path = ROOT) -> int:
     """Microseconds of ``import module`` by ``perf_counter`` in a fresh interpreter."""
+    return statement_us(build, f"import {module}", root)
+
+
+def statement_us(build: str, statement: str, root: Path = ROOT) -> int:
+    """Microseconds of ``statement`` by ``perf_counter`` in a fresh interpreter."""
     timed = (
-        f"start = time.perf_counter()\nimport {module}\n"
+        f"start = time.perf_counter()\n{statement}\n"
         "print(round((time.perf_counter() - start) * 1e6))"
     )
-    return int(_python(build, timed, root=root).stdout)
+    return int(_python(build, timed, root=root).stdout.splitlines()[-1])
 
 
 def instructions(build: str, statement: str, root: Path = ROOT) -> int:
@@ -196,6 +219,28 @@ def timing_rows(runs: int, root: Path = ROOT) -> list[str]:
     return lines
 
 
+def construction_rows(runs: int, root: Path = ROOT) -> list[str]:
+    """Markdown rows: per build, the median and fastest wall milliseconds of each
+    :data:`CONSTRUCTED` statement (import and construction), in fresh interpreters."""
+    walls: dict[tuple[str, str], list[int]] = {}
+    for _ in range(runs):
+        for build in BUILDS:
+            for label, statement in CONSTRUCTED.items():
+                walls.setdefault((build, label), []).append(
+                    statement_us(build, statement, root)
+                )
+    lines = [
+        "| build | import and construct | wall median ms | fastest ms |",
+        "| --- | --- | ---: | ---: |",
+    ]
+    for (build, label), found in walls.items():
+        lines.append(
+            f"| {build} | `{label}` | {statistics.median(found) / 1000:.1f}"
+            f" | {min(found) / 1000:.1f} |"
+        )
+    return lines
+
+
 def instruction_rows(root: Path = ROOT) -> list[str]:
     """Markdown rows: millions of instructions of each counted statement over
     ``pass``."""
@@ -230,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"checkout: {args.root}")
     print("\n".join(timing_rows(args.runs, args.root)))
+    print("\n".join(construction_rows(args.runs, args.root)))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if args.instructions:
         print("\n".join(instruction_rows(args.root)))

@@ -45,7 +45,7 @@ def test_parse_callgrind_refuses_output_without_a_count() -> None:
         bench_import.parse_callgrind("==7== I   refs:      92,585,676\n")
 
 
-def test_main_prints_a_row_per_build_and_module(
+def test_main_prints_a_row_per_build_and_module_and_construction(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert bench_import.main(["--runs", "1"]) == 0
@@ -53,6 +53,10 @@ def test_main_prints_a_row_per_build_and_module(
     for build in bench_import.BUILDS:
         for module in bench_import.MODULES:
             assert f"| {build} | {module} | " in out
+        # Each CONSTRUCTED statement ran (one that failed to build its middleware
+        # would have raised CalledProcessError) and got its row.
+        for label in bench_import.CONSTRUCTED:
+            assert f"| {build} | `{label}` | " in out
     assert "load average before:" in out
 
 

@@ -148,3 +148,75 @@ def test_deferred_imports_work_at_first_use() -> None:
         "451 Unavailable For Legal Reasons",
         "/srv/a/b",
     ]
+
+
+#: The package's modules that compile a regular expression when imported: the lane's
+#: triggers, built from the rules' tables as the lane loads (issue 24). Every other
+#: pattern is a ``lazy_pattern``, compiled at its first use.
+COMPILES_AT_IMPORT: Final = frozenset({"utf8guard/middleware/head/_trigger.py"})
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_import_utf8guard_leaves_re_unimported(pure: bool) -> None:
+    # Issue 28: ``re`` and its compiler are a fifth of the core's import; a plan's
+    # patterns compile at their first search, STRICT's in the pure build too.
+    loaded = _fresh("import utf8guard\nprint('\\n'.join(sys.modules))", pure=pure)
+    assert "utf8guard" in loaded.splitlines()
+    assert {"re", "re._compiler"} & set(loaded.splitlines()) == set()
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_middleware_import_compiles_no_pattern_but_the_lanes(pure: bool) -> None:
+    # Every regex compile goes through re._compile; its caller's caller is the
+    # module that asked. After the import, a first use must show up (the hook works).
+    code = (
+        "import re\n"
+        "compiled = []\n"
+        "original = re._compile\n"
+        "def recording(pattern, flags):\n"
+        "    compiled.append(sys._getframe(2).f_code.co_filename)\n"
+        "    return original(pattern, flags)\n"
+        "re._compile = recording\n"
+        "import utf8guard.middleware\n"
+        "def ours():\n"
+        f"    names = (os.path.relpath(f, {str(ROOT)!r}) for f in compiled)\n"
+        "    return sorted({n for n in names if n.startswith('utf8guard')})\n"
+        "print(ours())\n"
+        "from utf8guard.middleware.head._abnf import MEDIA_TYPE\n"
+        "print(MEDIA_TYPE.match(b'text/plain') is not None, ours())\n"
+    )
+    at_import, first_use = _fresh(code, pure=pure).splitlines()
+    assert set(eval(at_import)) <= COMPILES_AT_IMPORT  # noqa: S307 - our own print
+    assert first_use.startswith("True [")
+    assert "utf8guard/_lazy_pattern.py" in eval(first_use[5:])  # noqa: S307
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_body_inspectors_load_with_their_first_body(pure: bool) -> None:
+    # Issue 28: json waits for a JSON body's first bytes (or a refusal's problem
+    # document), the decoding inspector (with zlib) for a compressed JSON body, the
+    # multipart one for a multipart body.
+    code = (
+        "import utf8guard.middleware\n"
+        "from utf8guard.middleware.engine._config import GuardConfig\n"
+        "from utf8guard.middleware.engine._engine import BodyCheck\n"
+        "LAZY = ('json', 'utf8guard.middleware.body._decompress', 'zlib',"
+        " 'utf8guard.middleware.body._multipart')\n"
+        "def loaded():\n"
+        "    return [name for name in LAZY if name in sys.modules]\n"
+        "JSON = (b'content-type', b'application/json')\n"
+        "check = BodyCheck([JSON], GuardConfig(), 'http')\n"
+        "print(loaded())\n"
+        "print(check.feed(b'[\"caf\\\\u00e9\"]', last=True), loaded())\n"
+        "for headers in ([JSON, (b'content-encoding', b'gzip')],"
+        " [(b'content-type', b'multipart/form-data; boundary=B')]):\n"
+        "    check = BodyCheck(headers, GuardConfig(), 'http')\n"
+        "    print(check.inspected, loaded())\n"
+    )
+    assert _fresh(code, pure=pure).splitlines() == [
+        "[]",
+        "None ['json']",
+        "True ['json', 'utf8guard.middleware.body._decompress', 'zlib']",
+        "True ['json', 'utf8guard.middleware.body._decompress', 'zlib',"
+        " 'utf8guard.middleware.body._multipart']",
+    ]

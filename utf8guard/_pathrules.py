@@ -9,12 +9,12 @@ controls, bidi controls) come from :func:`utf8guard.find_violation` under a
 from __future__ import annotations
 
 import enum
-import re
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Final, Literal, get_args
 
+from ._lazy_pattern import lazy_pattern
 from ._policy import Policy
 from ._ranges import Ranges, in_ranges
 from ._scan import find_violation
@@ -216,7 +216,7 @@ UNIFIED_IDEOGRAPH_PREFIX: Final = "CJK UNIFIED IDEOGRAPH-"
 # recommends (emoji-sequences.txt, RGI_Emoji_Tag_Sequence: the England, Scotland and
 # Wales flags) are U+1F3F4 WAVING BLACK FLAG with a CLDR subdivision id (2 to 7 tag
 # letters or digits, "gbsct"). Only those are text; any other tag run hides data.
-EMOJI_TAG_SEQUENCE: Final = re.compile(
+EMOJI_TAG_SEQUENCE: Final = lazy_pattern(
     "\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,7}\U000e007f"
 )
 #: The longest match of EMOJI_TAG_SEQUENCE, in characters: how far back a tag may be

@@ -12,8 +12,9 @@ from ._tables import LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Frozen, Kind
 
 # typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it. ``re``
-# (a fifth of the import with STRICT's regexes) is imported by the functions that
-# compile a plan, at a policy's first use: the C build needs none to import.
+# (a fifth of the import with STRICT's regexes) is imported at a plan regex's first
+# search (lazy_pattern, imported with a plan's first build: the C build needs none
+# to import): neither build imports ``re`` to import utf8guard.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
@@ -120,6 +121,12 @@ def _byte_classes(lo: int, hi: int) -> list[ByteClasses]:
     return [tuple(zip(first, last, strict=True))]
 
 
+def _literal(data: bytes) -> bytes:
+    """``data`` as a regex matching exactly it: each byte as ``\\xNN``, which needs
+    no ``re.escape`` (and so no ``re``) to build."""
+    return b"".join(b"\\x%02x" % byte for byte in data)
+
+
 def _alternation(sequences: list[ByteClasses]) -> bytes:
     # A one-byte class is written as a literal, so ``re`` can scan for a fixed prefix
     # (measured 12-25x faster than the same regex written with [\xNN-\xNN]).
@@ -137,7 +144,7 @@ def _gates(refused: tuple[tuple[Kind, Ranges], ...]) -> tuple[Gate, ...] | None:
     STRICT gets six: EF (U+FDD0..U+FDEF by the regex ``EF B7 [90-AF]``, U+FFFE and
     U+FFFF by lookup) and F0..F4 (the 64 noncharacters above U+FFFF, by lookup).
     """
-    import re
+    from ._lazy_pattern import lazy_pattern  # see TYPE_CHECKING above
 
     chars = [
         chr(cp)
@@ -156,8 +163,8 @@ def _gates(refused: tuple[tuple[Kind, Ranges], ...]) -> tuple[Gate, ...] | None:
         if len(group) <= MAX_LOOKUP_CHARS:
             lookups += group
         else:
-            tails = b"|".join(re.escape(c.encode()[2:]) for c in group)
-            pattern = re.compile(re.escape(prefix) + b"(?:" + tails + b")")
+            tails = b"|".join(_literal(c.encode()[2:]) for c in group)
+            pattern = lazy_pattern(_literal(prefix) + b"(?:" + tails + b")")
             patterns.append((prefix[1], pattern))
     # 4-byte leads first: a chunk holding one decodes to a 4-byte-per-character str.
     return tuple(
@@ -175,7 +182,7 @@ def _tails(gates: tuple[Gate, ...]) -> tuple[re.Pattern[bytes], int] | None:
     about 4 us per 64 KiB; this regex replaces them all for about 16 us. STRICT:
     ``BF [BE BF]``, the end of every U+nFFFE and U+nFFFF.
     """
-    import re
+    from ._lazy_pattern import lazy_pattern
 
     encodings = {char.encode() for _, chars, _ in gates for char in chars}
     if min(map(len, encodings), default=0) < 3:
@@ -184,12 +191,16 @@ def _tails(gates: tuple[Gate, ...]) -> tuple[re.Pattern[bytes], int] | None:
     firsts = {tail[0] for tail in tails}
     if len(firsts) != 1:
         return None
-    return re.compile(b"|".join(map(re.escape, tails))), firsts.pop()
+    return lazy_pattern(b"|".join(map(_literal, tails))), firsts.pop()
 
 
 def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
-    """One named group per kind, so a match says which rule it broke (``lastgroup``)."""
-    import re
+    """One named group per kind, so a match says which rule it broke (``lastgroup``).
+
+    That pattern runs only where the gates (compiled here) fail, so it is compiled at
+    its first search: STRICT's took a quarter of the pure build's import (issue 28).
+    """
+    from ._lazy_pattern import lazy_pattern
 
     groups = {
         kind: [seq for lo, hi in ranges for seq in _byte_classes(lo, hi)]
@@ -205,7 +216,7 @@ def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
             tail_byte=None,
             patterns=(),
         )
-    pattern = re.compile(
+    pattern = lazy_pattern(
         b"|".join(
             b"(?P<%s>%s)" % (kind.value.encode(), _alternation(seqs))
             for kind, seqs in groups.items()

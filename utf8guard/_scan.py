@@ -386,8 +386,8 @@ else:
 
 
 def __getattr__(name: str) -> object:
-    # The C build compiles STRICT's plan (and imports ``re``: with its regexes a third
-    # of the import, issue 28) when python_is_valid is first asked for.
+    # The C build builds STRICT's plan (a twentieth of the import, issue 28; its
+    # regexes compile at their first search) when python_is_valid is first asked for.
     if name != "python_is_valid":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     _bind_strict()

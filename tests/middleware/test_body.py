@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable
 
 import pytest
 
 from utf8guard import STRICT, Policy
 from utf8guard.middleware import GuardConfig
-from utf8guard.middleware.body._body import body_inspector
+from utf8guard.middleware.body._body import body_inspector, decoding_of, uploads_of
 from utf8guard.middleware.body._form import FormInspector
 from utf8guard.middleware.body._json import JsonInspector
 from utf8guard.middleware.body._mediatype import parse_media_type
@@ -311,3 +313,19 @@ def test_form_body_gets_both_readings(
         assert not isinstance(inspector, Finding)
         assert run(inspector, chunks) == expected, chunks
         assert inspector.checked == len(body)
+
+
+@pytest.mark.parametrize(
+    ("find", "module"),
+    [(decoding_of, "_decompress"), (uploads_of, "_multipart")],
+    ids=["decoding", "uploads"],
+)
+def test_finding_a_rare_inspector_does_not_import_its_module(
+    find: Callable[[object], object], module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 28: no such inspector exists before its module is imported, so the
+    # question needs no import (which would cost what the laziness saves).
+    name = f"utf8guard.middleware.body.{module}"
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    assert find(JsonInspector(STRICT)) is None
+    assert name not in sys.modules

@@ -37,13 +37,14 @@ else:
 
 #: The alterations, each of one table, made before anything reads them.
 _ALTER: Final = """\
+import re
 from utf8guard.middleware.adapter import _wsgi_environ as E
 from utf8guard.middleware.body import _json
 from utf8guard.middleware.engine import _engine
 E.ENVIRON_KEYS = E.ENVIRON_KEYS._replace(raw_target="X_RAW")
 E._CGI_HEADERS = E._CGI_HEADERS | {"REMOTE_USER"}
 E._HEADER_PREFIX = "H_"
-E._ABSOLUTE_FORM = E.re.compile(rb"x://")
+E._ABSOLUTE_FORM = re.compile(rb"x://")
 E.ABSENT_CGI_VALUE = "\\x7f"
 E.TARGET_DELIMITERS = E.TARGET_DELIMITERS._replace(query=ord(";"), fragment=ord("!"))
 _engine.OWS = b" "

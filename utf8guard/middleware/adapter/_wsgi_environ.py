@@ -9,12 +9,12 @@ accelerator's ``environ_parts`` reads :data:`ENVIRON_KEYS` at its first call and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
 from ..._accel import IMPLEMENTATION
+from ..._lazy_pattern import lazy_pattern
 from ..head._request import RequestHead
 from ..head._seen import remember
 
@@ -97,7 +97,7 @@ ABSENT_CGI_VALUE: Final = ""
 
 
 # RFC 9112 §3.2.2: absolute-form; the path starts at the first "/" after the authority.
-_ABSOLUTE_FORM: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
+_ABSOLUTE_FORM: Final = lazy_pattern(rb"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 #: RFC 3875 §4.1.18: a header's key is its name after this prefix.
 _HEADER_PREFIX: Final = "HTTP_"
 #: The CGI/1.1 meta-variables (RFC 3875 §4.1.2, §4.1.3) that carry request headers.

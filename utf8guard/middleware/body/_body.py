@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Final, cast
 
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
-from ._decompress import decoding_inspector
 from ._form import FormInspector
 from ._json import JsonInspector
 from ._mediatype import (
@@ -25,14 +24,18 @@ from ._sniff import SniffingInspector
 from ._text import BodyInspector, body_finding
 
 if TYPE_CHECKING:
+    from ._decompress import DecodingInspector
     from ._multipart import MultipartInspector
 
-__all__ = ["body_inspector", "body_kind", "inspector_for", "uploads_of"]
+__all__ = ["body_inspector", "body_kind", "decoding_of", "inspector_for", "uploads_of"]
 
 #: The multipart inspector's module, imported by the first multipart body: with
 #: what it needs (the path rules, ``html``, ``urllib.parse``) it costs a tenth of
 #: the middleware's import time, which most applications' requests never use.
 _MULTIPART_MODULE: Final = f"{__package__}._multipart"
+#: The decoding inspector's module, imported by the first compressed JSON body:
+#: with ``zlib``, about 1% of the middleware's import (issue 28).
+_DECOMPRESS_MODULE: Final = f"{__package__}._decompress"
 
 #: Content-Type values whose kind is remembered.
 _KINDS_CACHED: Final = 64
@@ -74,6 +77,8 @@ def body_inspector(
         # bytes there; raw gzip or zlib bytes are never a JSON text (1f 8b, and a
         # zlib header then deflate blocks), so json.loads of them fails.
         if isinstance(inspector, JsonInspector):
+            from ._decompress import decoding_inspector  # see _DECOMPRESS_MODULE
+
             return decoding_inspector(codings[0], inspector, config.max_body_size)
         return body_finding(RequestKind.UNSUPPORTED_CONTENT_ENCODING)
     return inspector
@@ -174,12 +179,26 @@ def inspector_for(
 
 def uploads_of(inspector: object) -> MultipartInspector | None:
     """``inspector`` if it is a multipart body's (it counts the bytes of uploaded
-    files), else None; without importing the multipart module, as no multipart
-    inspector exists before its import (:data:`_MULTIPART_MODULE`)."""
-    module = sys.modules.get(_MULTIPART_MODULE)
-    if module is not None and isinstance(inspector, module.MultipartInspector):
-        return cast("MultipartInspector", inspector)
-    return None
+    files), else None."""
+    found = _loaded_instance(inspector, _MULTIPART_MODULE, "MultipartInspector")
+    return cast("MultipartInspector | None", found)
+
+
+def decoding_of(inspector: object) -> DecodingInspector | None:
+    """``inspector`` if it checks a compressed body decoded (it knows when the
+    decoded size is too large), else None."""
+    found = _loaded_instance(inspector, _DECOMPRESS_MODULE, "DecodingInspector")
+    return cast("DecodingInspector | None", found)
+
+
+def _loaded_instance(inspector: object, module: str, name: str) -> object | None:
+    """``inspector`` if it is an instance of ``module.name``, else None; without
+    importing the module, as no instance exists before its import."""
+    loaded = sys.modules.get(module)
+    if loaded is None:
+        return None
+    kind: type[object] = getattr(loaded, name)
+    return inspector if isinstance(inspector, kind) else None
 
 
 class _Both:

@@ -6,6 +6,7 @@ import re
 from bisect import bisect_left
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
 from ..._stream import IncrementalValidator
 from ..._violation import Utf8Error
@@ -33,13 +34,13 @@ __all__ = ["FormInspector"]
 _SAFE_NAME_BYTES: Final = MAX_SAFE_NAME_BYTES + 1
 #: Raw bytes that can hold _SAFE_NAME_BYTES decoded ones ("%XX" each).
 _NAME_RAW_BYTES: Final = 3 * _SAFE_NAME_BYTES
-_NAME_END: Final = re.compile(rb"[&=]")
-_VALUE_END: Final = re.compile(rb"&")
+_NAME_END: Final = lazy_pattern(rb"[&=]")
+_VALUE_END: Final = lazy_pattern(rb"&")
 #: HTML form submission and RFC 7578 §4.6: a field named "_charset_" declares the
 #: encoding of the form data.
 _CHARSET_NAME: Final = b"_charset_"
 # Each character as itself or escaped, any case (fail closed: some parsers fold it).
-_CHARSET_FIELD: Final = re.compile(
+_CHARSET_FIELD: Final = lazy_pattern(
     rb"(?:^|(?<=&))(?:"
     + rb")(?:".join(
         re.escape(bytes([c]))

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from typing import Final, cast
 
+from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy, refused_ranges
 from ..._scan import find_violation, is_valid
 from ..._violation import Kind
@@ -18,18 +18,17 @@ __all__ = [
     "JSON_OPENS",
     "JSON_WIDE_SECOND",
     "JsonInspector",
+    "detect_encoding",
     "is_plain_json",
     "opens_utf8",
 ]
 
 #: Longest JSON escape the scanner waits for: a surrogate pair, "\\uD83D\\uDE00".
 _PAIR_BYTES: Final = 12
-_HEX4: Final = re.compile(rb"[0-9A-Fa-f]{4}")
+_HEX4: Final = lazy_pattern(rb"[0-9A-Fa-f]{4}")
 _HEX: Final = b"0123456789ABCDEFabcdef"
 #: What may follow "\u": four hex digits.
 _HEX_SLOTS: Final = (_HEX,) * 4
-#: What may follow a high surrogate's escape to make a pair: "\u" DC00-DFFF.
-_LOW: Final = (b"\\", b"u", b"dD", b"cdefCDEF", _HEX, _HEX)
 #: Bytes one match of the plain-run pattern may cover: bounds the regex engine's
 #: backtracking stack, whatever the chunk size.
 _WINDOW_BYTES: Final = 64 * 1024
@@ -47,6 +46,11 @@ JSON_WIDE_SECOND: Final = b"\x00"
 #: tries the needle as an int and builds a TypeError it drops, which cost about 1.5 us
 #: per request inside uvicorn (bench/README.md, "Inside a server").
 JSON_ESCAPE: Final = ord("\\")
+#: The escape character as bytes, and what starts the escape of a code point, "\u".
+_ESCAPE: Final = bytes([JSON_ESCAPE])
+_CODE_POINT_ESCAPE: Final = _ESCAPE + b"u"
+#: What may follow a high surrogate's escape to make a pair: "\u" DC00-DFFF.
+_LOW: Final = (_ESCAPE, b"u", b"dD", b"cdefCDEF", _HEX, _HEX)
 
 
 def is_plain_json(body: bytes, policy: Policy) -> bool:
@@ -58,11 +62,20 @@ def is_plain_json(body: bytes, policy: Policy) -> bool:
     return (
         JSON_ESCAPE not in body
         and (
-            opens_utf8(body)
-            or json.detect_encoding(body[:_DETECT_BYTES]) in _UTF8_ENCODINGS
+            opens_utf8(body) or detect_encoding(body[:_DETECT_BYTES]) in _UTF8_ENCODINGS
         )
         and is_valid(body, policy)
     )
+
+
+def detect_encoding(head: bytes) -> str:
+    """``json.detect_encoding``: the encoding ``json.loads`` reads bytes starting with
+    ``head`` in (RFC 4627 §3). ``json`` (with its decoder, encoder and their regexes,
+    2% of the middleware's import, issue 28) is imported by the first body that asks:
+    :func:`opens_utf8` settles most bodies without it."""
+    import json
+
+    return json.detect_encoding(head)
 
 
 def opens_utf8(body: bytes) -> bool:
@@ -151,7 +164,7 @@ class JsonInspector:
         self._head += chunk[: _DETECT_BYTES - len(self._head)]
         if len(self._head) < _DETECT_BYTES and not final:
             return []
-        encoding = json.detect_encoding(self._head)
+        encoding = detect_encoding(self._head)
         self._head = None
         if encoding in _UTF8_ENCODINGS:
             return []
@@ -161,7 +174,7 @@ class JsonInspector:
 
     def _escapes(self, chunk: bytes, *, final: bool) -> list[Finding]:
         buf = self._carry + chunk if self._carry else chunk
-        if b"\\u" not in buf:
+        if _CODE_POINT_ESCAPE not in buf:
             return self._no_u_escape(buf, final=final)
         findings: list[Finding] = []
         pos = 0
@@ -171,7 +184,7 @@ class JsonInspector:
                 "re.Match[bytes]", self._plain.match(buf, pos, pos + _WINDOW_BYTES)
             )
             pos = run.end()
-            if pos == len(buf) or buf[pos] != 0x5C:
+            if pos == len(buf) or buf[pos] != JSON_ESCAPE:
                 continue  # the end, or a window boundary inside a run
             end = self._escape_end(buf, pos, final)
             if end is None:
@@ -187,7 +200,7 @@ class JsonInspector:
 
     def _no_u_escape(self, buf: bytes, *, final: bool) -> list[Finding]:
         """``buf`` has no ``\\u``: only a backslash at its very end can matter."""
-        plain = len(buf.rstrip(b"\\"))
+        plain = len(buf.rstrip(_ESCAPE))
         cut = len(buf) - (len(buf) - plain) % 2  # an odd run ends in an open escape
         self._carry = bytes(buf[cut:])
         self._offset += cut
@@ -258,7 +271,9 @@ def _fits(buf: bytes, pos: int, slots: tuple[bytes, ...]) -> bool:
 
 def _low_surrogate(buf: bytes, pos: int) -> int | None:
     """The low surrogate escaped at ``buf[pos:pos + 6]``, if one is there."""
-    if buf[pos : pos + 2] != b"\\u" or not _HEX4.fullmatch(buf, pos + 2, pos + 6):
+    if buf[pos : pos + 2] != _CODE_POINT_ESCAPE or not _HEX4.fullmatch(
+        buf, pos + 2, pos + 6
+    ):
         return None
     code = int(buf[pos + 2 : pos + 6], 16)
     return code if 0xDC00 <= code <= 0xDFFF else None
@@ -286,13 +301,19 @@ def _plain_run(policy: Policy) -> re.Pattern[bytes]:
         highs_by_lows.setdefault(lows, bytearray(0x10000))[high] = 1
     pairs = [
         _hex_pattern(bytes(highs), 4)
-        + rb"\\u"
+        + re.escape(_CODE_POINT_ESCAPE)
         + _hex_pattern(bytes(0xDC00) + lows + bytes(0x2000), 4)
         for lows, highs in highs_by_lows.items()
         if lows.count(1)
     ]
     escape = b"|".join([bmp, *pairs])
-    return re.compile(rb"(?:[^\\]+|\\[^u]|\\u(?:" + escape + rb"))*")
+    # Any run without the escape character, an escape of one character other than
+    # "u", or an allowed "\u" escape.
+    backslash = re.escape(_ESCAPE)
+    return re.compile(
+        rb"(?:[^%s]+|%s[^u]|%s(?:%s))*"
+        % (backslash, backslash, re.escape(_CODE_POINT_ESCAPE), escape)
+    )
 
 
 def _hex_pattern(allowed: bytes, width: int) -> bytes:

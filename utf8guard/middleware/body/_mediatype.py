@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..engine._finding import RequestKind
 from ..head._abnf import MEDIA_TYPE, parameters
 
@@ -106,12 +107,12 @@ def has_parameter_escape(content_type: bytes) -> bool:
 #: Whitespace around a parameter's "=", which RFC 9110 §5.6.6 does not allow:
 #: Django and email strip it, Werkzeug reads ``boundary=\t"a"`` as no boundary at
 #: all (found by fuzz_framing); no client sends it.
-SPACED_EQUALS: Final = re.compile(rb"[ \t]=|=[ \t]")
+SPACED_EQUALS: Final = lazy_pattern(rb"[ \t]=|=[ \t]")
 
 #: RFC 2046 §5.1.1: bchars := bcharsnospace / " ", with
 #: bcharsnospace := DIGIT / ALPHA / "'" / "(" / ")" / "+" / "_" / "," / "-" / "." /
 #: "/" / ":" / "=" / "?"; boundary := 0*69<bchars> bcharsnospace.
-_BOUNDARY: Final = re.compile(
+_BOUNDARY: Final = lazy_pattern(
     rb"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]"
 )
 
@@ -128,7 +129,7 @@ def is_valid_boundary(boundary: bytes) -> bool:
 
 
 #: RFC 2231 §4: ext-value = charset "'" [ language ] "'" value-chars (pct-encoded).
-_EXT_VALUE: Final = re.compile(r"[^']*'[^']*'(.*)", re.DOTALL)
+_EXT_VALUE: Final = lazy_pattern(r"[^']*'[^']*'(.*)", re.DOTALL)
 
 
 def extended_parameter(params: dict[str, str]) -> RequestKind | None:

@@ -10,13 +10,12 @@ body of a binary type are looked at the way ``json.loads`` would look at them.
 from __future__ import annotations
 
 import codecs
-import json
-import re
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
 from ..engine._finding import Finding, RequestKind
-from ._json import JsonInspector
+from ._json import JsonInspector, detect_encoding
 from ._text import BodyInspector, TextInspector, body_finding
 
 __all__ = ["SniffingInspector"]
@@ -27,7 +26,7 @@ _DETECT_BYTES: Final = 4
 _HEAD_BYTES: Final = 64
 _UTF8_ENCODINGS: Final = ("utf-8", "utf-8-sig")
 #: RFC 8259 §2: ws = *( %x20 / %x09 / %x0A / %x0D ).
-_NOT_WHITESPACE: Final = re.compile(rb"[^ \t\n\r]")
+_NOT_WHITESPACE: Final = lazy_pattern(rb"[^ \t\n\r]")
 _WHITESPACE: Final = " \t\n\r\ufeff"
 #: RFC 8259 §3: the values that can hold a string, and so an escape.
 _JSON_STARTS: Final = frozenset(b'{["')
@@ -134,7 +133,7 @@ def _encoding(head: bytes, *, final: bool) -> str | None:
     is not NUL mean UTF-8 (with a BOM if EF BB BF) whatever the length.
     """
     if len(head) >= _DETECT_BYTES or final:
-        return json.detect_encoding(head[:_DETECT_BYTES])
+        return detect_encoding(head[:_DETECT_BYTES])
     if len(head) < 2 or head[0] in (0x00, 0xFE, 0xFF) or head[1] == 0x00:
         return None
     if head == codecs.BOM_UTF8[:2]:

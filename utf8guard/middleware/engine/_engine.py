@@ -10,8 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from ..._record import Record
-from ..body._body import body_inspector, uploads_of
-from ..body._decompress import DecodingInspector
+from ..body._body import body_inspector, decoding_of, uploads_of
 from ..body._sniff import SniffingInspector
 from ..body._text import BodyInspector, body_finding
 from ..head._clean import is_clean_head
@@ -176,6 +175,7 @@ class BodyCheck:
         else:
             self._inspector = inspector
         self._uploads = uploads_of(self._inspector)
+        self._decoding = decoding_of(self._inspector)
         may_pass = isinstance(inspector, SniffingInspector) and inspector.binary
         limit = self._declared_limit()
         if (
@@ -216,7 +216,7 @@ class BodyCheck:
         if self._over_limit(self._received - files, self._config.max_body_size):
             return self._too_large(self._config.max_body_size)
         # Decoded past the limit or the ratio cap (report mode: the check stopped).
-        decoded = isinstance(inspector, DecodingInspector) and inspector.too_large
+        decoded = self._decoding is not None and self._decoding.too_large
         if decoded and self._config.mode != "report":
             return self._too_large(self._config.max_body_size)
         uploads = self._config.max_upload_size

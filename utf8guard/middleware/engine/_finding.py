@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import enum
-import re
 from typing import Final, Literal
 
+from ..._lazy_pattern import lazy_pattern
 from ..._pathrules import PathKind
 from ..._record import Record
 from ..._violation import Kind
@@ -263,7 +263,7 @@ def title(kind: Kind | RequestKind | PathKind | None) -> str:
 MAX_SAFE_NAME_BYTES: Final = 64
 #: Names shown in reports and logs: short and harmless, so a log line or problem
 #: document can never carry attacker-chosen bytes.
-_SAFE_NAME: Final = re.compile(rb"[A-Za-z0-9._\-\[\]]{1,%d}" % MAX_SAFE_NAME_BYTES)
+_SAFE_NAME: Final = lazy_pattern(rb"[A-Za-z0-9._\-\[\]]{1,%d}" % MAX_SAFE_NAME_BYTES)
 
 
 def safe_name(raw: bytes) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
@@ -40,6 +39,9 @@ class Problem(NamedTuple):
 
 
 def _problem(status: int, document: dict[str, object]) -> Problem:
+    # json and its regexes are 2% of the middleware's import: the first refusal pays.
+    import json
+
     # ensure_ascii: the document is plain ASCII whatever a name holds.
     body = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode()
     headers = [
@@ -58,6 +60,7 @@ def invalid_request(
     in all: ``total`` when the caller listed only the first of them, else as many as
     are listed.
 
+    >>> import json
     >>> from utf8guard.middleware.engine._finding import Finding, Location, RequestKind
     >>> status, _, body = invalid_request(
     ...     [Finding(Location.PATH, None, RequestKind.ENCODED_SEPARATOR, 4)])

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..head._request import RequestHead
 from ._config import GuardConfig
 from ._finding import Action, Finding, RequestSummary, ScopeType, ViolationEvent
@@ -19,7 +19,7 @@ LOGGER_NAME: Final = "utf8guard"
 MAX_SHOWN_BYTES: Final = 256
 # Printable ASCII but the backslash stays as is; anything else becomes \xNN, so a
 # record can hold neither a control (log injection, RFC 5424 §8.2) nor raw bytes.
-_UNSAFE: Final = re.compile(rb"[^\x21-\x5b\x5d-\x7e]")
+_UNSAFE: Final = lazy_pattern(rb"[^\x21-\x5b\x5d-\x7e]")
 
 
 def escape(raw: bytes | str) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..._record import Record
 from ._config import GuardConfig
 from ._finding import Finding, RequestSummary
@@ -15,8 +15,8 @@ __all__ = ["Refusal", "refuse"]
 
 # RFC 9110 §5.1 field-name = token; §5.5 field-value: no CR, LF or NUL (RFC 9110
 # §5.5: "MUST either reject ... or replace" them), so a hook cannot split a response.
-_FIELD_NAME: Final = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_FIELD_VALUE_BAD: Final = re.compile(rb"[\r\n\x00]")
+_FIELD_NAME: Final = lazy_pattern(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_FIELD_VALUE_BAD: Final = lazy_pattern(rb"[\r\n\x00]")
 
 
 class Refusal(Record, kw_only=True):

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
+
 __all__ = [
     "FIELD_NAME",
     "MEDIA_TYPE",
@@ -34,9 +36,9 @@ __all__ = [
 ]
 
 #: RFC 3986 §2.1: pct-encoded = "%" HEXDIG HEXDIG.
-PCT_ENCODED: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+PCT_ENCODED: Final = lazy_pattern(rb"%[0-9A-Fa-f]{2}")
 #: A "%" that does not start a pct-encoded triplet (``%G0``, a trailing ``%``).
-NOT_PCT_ENCODED: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+NOT_PCT_ENCODED: Final = lazy_pattern(rb"%(?![0-9A-Fa-f]{2})")
 #: RFC 5234 Appendix B.1: SP and VCHAR (%x20-7E), the printable ASCII bytes.
 PRINTABLE: Final = bytes(range(0x20, 0x7F))
 #: RFC 9110 §5.6.2 tchar: the bytes a token is made of; DIGIT and ALPHA are
@@ -47,21 +49,21 @@ TCHAR: Final = b"!#$%&'*+-.^_`|~" + bytes(
 #: RFC 9110 §5.6.2 token, as a pattern to embed.
 TOKEN: Final = b"[" + re.escape(TCHAR) + b"]+"
 #: RFC 9110 §5.1: field-name = token (match it whole: ``FIELD_NAME.fullmatch``).
-FIELD_NAME: Final = re.compile(TOKEN)
+FIELD_NAME: Final = lazy_pattern(TOKEN)
 #: RFC 9110 §5.6.6 as written: ``OWS ";" OWS parameter-name "=" parameter-value``,
 #: no space around "=" (multipart part headers, where parsers disagree on it).
 #: Groups: the name, then a quoted-string's inside (quotes off, quoted pairs as
 #: sent) or the token.
-PARAMETER: Final = re.compile(
+PARAMETER: Final = lazy_pattern(
     rb";[ \t]*(" + TOKEN + rb')=(?:"([^"\\]*(?:\\.[^"\\]*)*)"|(' + TOKEN + rb"))[ \t]*"
 )
 #: RFC 9110 §8.3.1: type "/" subtype, with optional whitespace around.
-MEDIA_TYPE: Final = re.compile(rb"\s*(" + TOKEN + rb"/" + TOKEN + rb")\s*")
+MEDIA_TYPE: Final = lazy_pattern(rb"\s*(" + TOKEN + rb"/" + TOKEN + rb")\s*")
 #: RFC 9110 §5.6.4: quoted-pair = "\\" ( HTAB / SP / VCHAR / obs-text ).
-_QUOTED_PAIR: Final = re.compile(rb"\\(.)", re.DOTALL)
+_QUOTED_PAIR: Final = lazy_pattern(rb"\\(.)", re.DOTALL)
 # Content-Type parameters as servers and frameworks read them: space around "=" is
 # allowed (every parser tested strips it there).
-_LENIENT_PARAMETER: Final = re.compile(
+_LENIENT_PARAMETER: Final = lazy_pattern(
     rb";\s*(" + TOKEN + rb')\s*=\s*("(?:[^"\\]|\\.)*"|' + TOKEN + rb")\s*",
     re.DOTALL,
 )

@@ -28,11 +28,11 @@ are judged in the value with its ASCII backslash escapes decoded too.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
 from ..._scan import is_valid, iter_violations
 from ..._violation import ILL_FORMED, Kind
@@ -46,14 +46,14 @@ __all__ = ["COOKIE_TRIGGER", "cookie_findings", "cookie_policy"]
 COOKIE: Final = "cookie"
 # The escape grammar of both: http.cookies' _unquote_sub and Werkzeug's
 # _cookie_unslash_re (sansio/http.py) are this pattern, applied left to right.
-_ESCAPE: Final = re.compile(rb"\\([0-3][0-7]{2}|.)")
+_ESCAPE: Final = lazy_pattern(rb"\\([0-3][0-7]{2}|.)")
 # Unicode ch. 23.1: TAB, LF and CR, the controls a text policy keeps.
-_LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+_LINE_CONTROL: Final = lazy_pattern(rb"[\t\n\r]")
 # UAX #9 §2.4: LRI, RLI, FSI and PDI (U+2066..U+2069) reorder what they enclose
 # when shown (Trojan Source, CVE-2021-42574); none is a cookie-octet (RFC 6265
 # §4.1.1). UTF-8 is self-synchronising: the encoded forms match only those.
 _BIDI_ISOLATES: Final = tuple(chr(code).encode() for code in range(0x2066, 0x206A))
-_BIDI_ISOLATE: Final = re.compile(b"|".join(_BIDI_ISOLATES))
+_BIDI_ISOLATE: Final = lazy_pattern(b"|".join(_BIDI_ISOLATES))
 #: What this module's rules need in a value that is valid under cookie_policy and
 #: holds no CR or LF (what the lane checks of every header value): a backslash
 #: escape, a TAB, a bidi isolate, a percent escape. A rule added here adds its

@@ -8,13 +8,13 @@ literal ``%``, so offsets stay easy to map back).
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from codecs import escape_decode
 from collections.abc import Callable, Iterator
 from typing import Final
 
 from ..._accel import IMPLEMENTATION
+from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
 from ..._record import Record
 from ..._scan import is_valid
@@ -38,13 +38,13 @@ _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
 #: Raw bytes one well-formed escape takes ("%XX"), less the one byte it becomes.
 _ESCAPE_SHRINK: Final = 2
 #: Consecutive well-formed escapes: what a second decode turns into bytes.
-ESCAPE_RUN: Final = re.compile(rb"(?:%[0-9A-Fa-f]{2})+")
+ESCAPE_RUN: Final = lazy_pattern(rb"(?:%[0-9A-Fa-f]{2})+")
 #: Where a run starts: the ``locate`` of its chunk and an index in that chunk (the
 #: chunk stays referenced while its run is open: one chunk at most).
 _Place = tuple[Callable[[int], int], int]
 #: The run that ends a chunk, read from the chunk's end (reversed): a backward
 #: scan finds the same escapes, since no escape can overlap another.
-_REVERSED_RUN: Final = re.compile(rb"(?:[0-9A-Fa-f]{2}%)*")
+_REVERSED_RUN: Final = lazy_pattern(rb"(?:[0-9A-Fa-f]{2}%)*")
 #: ASCII no policy refuses stays; controls and non-ASCII become "." (SecondDecode).
 _NEUTRAL: Final = bytes(
     c if 0x20 <= c < 0x7F or c in b"\t\n\r" else ord(".") for c in range(256)

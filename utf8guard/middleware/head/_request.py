@@ -5,12 +5,12 @@ The path's rules are ``_target``'s; the cookie rules ``_cookies``'. Pure.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from heapq import merge
 from operator import attrgetter
 from typing import Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
 from ..._record import Record
 from ..._repair import repair
@@ -51,7 +51,7 @@ HOST_TRIGGER: Final = Trigger(
 # a terminal escape), are a Policy's: GuardConfig.header_policy refuses them, and the
 # lane checks every value under it. CR and LF, which every text policy keeps
 # (Unicode ch. 23.1), are this rule's own.
-_LINE_ENDS: Final = re.compile(b"[\r\n]")
+_LINE_ENDS: Final = lazy_pattern(b"[\r\n]")
 #: What _forbidden_field_bytes needs beyond the header policy: the lane looks in
 #: every value.
 FIELD_VALUE_TRIGGER: Final = Trigger(

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Final
 
+from ..._lazy_pattern import lazy_pattern
 from ..._pathrules import LOOKALIKE_SEPARATORS
 from ..._policy import Policy
 from ..._repair import repair
@@ -41,7 +42,7 @@ __all__ = [
 
 # UTF-8 is self-synchronising, so searching the encoded forms finds exactly the code
 # points, even among ill-formed bytes, with byte offsets.
-LOOKALIKE: Final = re.compile(
+LOOKALIKE: Final = lazy_pattern(
     b"|".join(
         re.escape(chr(code).encode())
         for lo, hi in LOOKALIKE_SEPARATORS
@@ -57,7 +58,7 @@ LOOKALIKE: Final = re.compile(
 # Tomcat, Jetty and Spring strip ";" path parameters before they normalise
 # ("/..;/": Orange Tsai, "Breaking Parser Logic", Black Hat USA 2018). Werkzeug
 # and Starlette keep "..;" and "..\" as names, which is what the app then sees.
-_PATH_TRICK: Final = re.compile(
+_PATH_TRICK: Final = lazy_pattern(
     rb"%(?:2[Ff]|5[Cc])"
     rb"|(?:^|(?<=[/\\])|(?<=%2[Ff])|(?<=%5[Cc]))(?:%2[Ee]|\.){1,2}"
     rb"(?=\Z|[/\\;]|%(?:2[Ff]|5[Cc]|3[Bb]))"
@@ -67,7 +68,7 @@ _PATH_TRICK: Final = re.compile(
 # httptools passes it on, wsgiref keeps it, and Werkzeug's server decodes the
 # request line as Latin-1 and re-encodes it as UTF-8, so C0 AF reaches the app as
 # the valid "\u00c0\u00af". One verdict everywhere: refused, once per component.
-_NON_ASCII: Final = re.compile(rb"[\x80-\xff]")
+_NON_ASCII: Final = lazy_pattern(rb"[\x80-\xff]")
 #: What a _PATH_TRICK match must contain, looked for in "/" + the raw path in lower
 #: case (the lane's table, _clean.TRIGGERS): a "." at the start of a segment (the
 #: path's start, or "/" or "\\" before it), or an escape %2e, %2f or %5c.
@@ -84,15 +85,15 @@ PATH_TRICK_TRIGGER: Final = Trigger(
         b"/a/.;/b",
     ),
 )
-_ENCODED_SEPARATOR: Final = re.compile(rb"%(?:2[Ff]|5[Cc])")
+_ENCODED_SEPARATOR: Final = lazy_pattern(rb"%(?:2[Ff]|5[Cc])")
 #: Where a plain dot segment is the server's business: between "/" or the ends.
 _PLAIN_DELIMITERS: Final = (b"", b"/")
 # A dot segment in a path that only exists decoded, delimited by "/", "\" or ";".
-_DECODED_DOT_SEGMENT: Final = re.compile(rb"(?:^|(?<=[/\\]))\.{1,2}(?=\Z|[/\\;])")
+_DECODED_DOT_SEGMENT: Final = lazy_pattern(rb"(?:^|(?<=[/\\]))\.{1,2}(?=\Z|[/\\;])")
 # Unicode ch. 23.1: the C0 controls a policy keeps as text (TAB, LF, CR; see
 # Policy.allow_controls) are refused in a path all the same. A path is no text, and
 # a decoded CR LF in it splits a header or a log line (CWE-113, CWE-117).
-_LINE_CONTROL: Final = re.compile(rb"[\t\n\r]")
+_LINE_CONTROL: Final = lazy_pattern(rb"[\t\n\r]")
 #: What _decoded_path_findings' own rules (double encoding, _LINE_CONTROL) need in a
 #: decoded path; the policy and look-alike rules are the lane's shared checks. The
 #: vectors are raw paths.
