@@ -32,7 +32,8 @@ the verdict: a guard that refuses must not count as fast.
 with the ``utf8guard`` package of DIR (an older tree with its C extension built in
 place) instead of this one, so that two commits are compared in one interleaved run
 (issue 24: no more than 5% slower than before the restructuring); the rounds then
-rotate the three variants' order, and a second table gives guarded/baseline. Run:
+rotate the three variants' order, and more tables give guarded/baseline and
+baseline/bare. Run:
 ``python -m bench.bench_server [--rounds 20 --seconds 2 --connections 8]
 [--baseline DIR]``.
 """
