@@ -22,13 +22,20 @@ variant, the median of the per-round ratios guarded/bare with a 95% confidence
 interval for it (distribution-free: the sign test's order statistics), their IQR and
 range (the noise), and the verdict against 95% (on the median, as the issue asks;
 an interval that straddles 95% says one run cannot tell). Next to it, the same ratio
-by the server's CPU time (requests per CPU second of its process group, from
-/proc), which other jobs on a shared machine disturb far less than req/s: a server
-that has to share its core serves fewer requests per second, not fewer per CPU
-second. A response above
-399 (wrk's status errors) spoils the verdict: a guard that refuses must not count as
-fast. Run:
-``python -m bench.bench_server [--rounds 20 --seconds 2 --connections 8]``.
+(median and confidence interval) by the server's CPU time (requests per CPU second
+of its process group, from /proc), which other jobs on a shared machine disturb far
+less than req/s: a server that has to share its core serves fewer requests per
+second, not fewer per CPU second. A response above 399 (wrk's status errors) spoils
+the verdict: a guard that refuses must not count as fast.
+
+``--baseline DIR`` adds a third variant to every round: the guarded servers again,
+with the ``utf8guard`` package of DIR (an older tree with its C extension built in
+place) instead of this one, so that two commits are compared in one interleaved run
+(issue 24: no more than 5% slower than before the restructuring); the rounds then
+rotate the three variants' order, and more tables give guarded/baseline and
+baseline/bare. Run:
+``python -m bench.bench_server [--rounds 20 --seconds 2 --connections 8]
+[--baseline DIR]``.
 """
 
 from __future__ import annotations
@@ -60,14 +67,18 @@ from starlette.routing import Route
 from bench import _wrk
 from bench._load import one_request, serving
 from bench.bench_request import HEADERS, JSON_BODY, QUERY, RAW_PATH
+from utf8guard import IMPLEMENTATION
 from utf8guard.middleware import Utf8GuardMiddleware, Utf8GuardWSGIMiddleware
 
 if TYPE_CHECKING:
     from utf8guard.middleware.asgi import ASGIApp
 
 VARIANTS: Final = ("bare", "guarded")
+#: With ``--baseline``: the guarded app served with another tree's ``utf8guard``.
+BASELINE: Final = "baseline"
 REQUESTS: Final = ("GET", "POST")
-#: Issue 13: guarded req/s at least this share of bare req/s.
+#: Issue 13: guarded req/s at least this share of bare req/s. Issue 24 asks the same
+#: of guarded against the baseline ("no more than 5% slower").
 TARGET_RATIO: Final = 0.95
 #: The confidence of the interval shown for each median ratio.
 CONFIDENCE: Final = 0.95
@@ -90,8 +101,9 @@ class Sample:
         return self.run.requests / self.cpu_seconds
 
 
-#: (server, request) -> one (bare, guarded) pair of samples per round.
-Results = dict[tuple[str, str], list[tuple[Sample, Sample]]]
+#: (server, request) -> per round, one sample per variant in ``VARIANTS`` order (and
+#: the baseline's last).
+Results = dict[tuple[str, str], list[tuple[Sample, ...]]]
 #: Runs one cell: (server, variant, request) -> its sample.
 Runner = Callable[[str, str, str], Sample]
 
@@ -134,9 +146,10 @@ def wsgi_guarded() -> Flask:
     return app
 
 
-def _uvicorn(variant: str, port: int) -> list[str]:
+def _uvicorn(variant: str, port: int, package_dir: str = ".") -> list[str]:
     # --host/--port, not --fd: with --fd uvicorn leaves Nagle's algorithm on. uvloop
-    # is not a test dependency; naming the loop keeps runs comparable.
+    # is not a test dependency; naming the loop keeps runs comparable. --app-dir goes
+    # first on sys.path (this tree, the working directory, comes next).
     return [
         *(
             sys.executable,
@@ -145,17 +158,19 @@ def _uvicorn(variant: str, port: int) -> list[str]:
             "--factory",
             f"bench.bench_server:asgi_{variant}",
         ),
-        *("--http", "httptools", "--loop", "asyncio"),
+        *("--http", "httptools", "--loop", "asyncio", "--app-dir", package_dir),
         *("--host", "127.0.0.1", "--port", str(port)),
         *("--no-access-log", "--log-level", "warning"),
     ]
 
 
-def _gunicorn(variant: str, port: int) -> list[str]:
+def _gunicorn(variant: str, port: int, package_dir: str = ".") -> list[str]:
+    # --pythonpath goes first on sys.path, ahead of the working directory.
     return [
         *(sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}"),
         *("--worker-class", "sync", "--workers", "1", "--graceful-timeout", "1"),
-        *("--log-level", "warning", f"bench.bench_server:wsgi_{variant}()"),
+        *("--pythonpath", package_dir, "--log-level", "warning"),
+        f"bench.bench_server:wsgi_{variant}()",
     ]
 
 
@@ -179,28 +194,30 @@ def raw_request(method: str) -> bytes:
     return b"\r\n".join([*lines, b"connection: close", b"", body])
 
 
-def measure(run: Runner, rounds: int) -> Results:
-    """``rounds`` interleaved rounds; odd rounds run guarded first."""
+def measure(run: Runner, rounds: int, variants: Sequence[str] = VARIANTS) -> Results:
+    """``rounds`` interleaved rounds; each round starts one variant later than the
+    one before (two variants: odd rounds run guarded first)."""
     results: Results = {}
     for index in range(rounds):
-        order = VARIANTS if index % 2 == 0 else VARIANTS[::-1]
+        shift = index % len(variants)
+        order = [*variants[shift:], *variants[:shift]]
         for server in SERVERS:
             for method in REQUESTS:
                 runs = {variant: run(server, variant, method) for variant in order}
-                pair = (runs["bare"], runs["guarded"])
-                results.setdefault((server, method), []).append(pair)
+                samples = tuple(runs[variant] for variant in variants)
+                results.setdefault((server, method), []).append(samples)
     return results
 
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """One cell over all rounds."""
+    """One cell over all rounds: one variant (``top``) against another (``base``)."""
 
-    bare_rate: float
-    guarded_rate: float
-    #: guarded/bare req/s per round
+    base_rate: float
+    top_rate: float
+    #: top/base req/s per round
     ratios: list[float]
-    #: guarded/bare requests per server CPU second per round
+    #: top/base requests per server CPU second per round
     cpu_ratios: list[float]
     refused: int
     socket_errors: int
@@ -215,13 +232,24 @@ class Summary:
         return "ok" if self.ratio >= TARGET_RATIO else "MISS"
 
 
-def summarize(pairs: Sequence[tuple[Sample, Sample]]) -> Summary:
-    runs = [sample.run for pair in pairs for sample in pair]
+#: Which two variants a table compares: (top, base), as indices into a round.
+GUARDED_OVER_BARE: Final = (1, 0)
+GUARDED_OVER_BASELINE: Final = (1, 2)
+BASELINE_OVER_BARE: Final = (2, 0)
+
+
+def summarize(
+    rounds: Sequence[tuple[Sample, ...]], pair: tuple[int, int] = GUARDED_OVER_BARE
+) -> Summary:
+    """``pair``'s top variant against its base over the rounds; refusals and socket
+    errors of every variant in them."""
+    top, base = pair
+    runs = [sample.run for samples in rounds for sample in samples]
     return Summary(
-        bare_rate=statistics.median(bare.run.rate for bare, _ in pairs),
-        guarded_rate=statistics.median(guarded.run.rate for _, guarded in pairs),
-        ratios=[guarded.run.rate / bare.run.rate for bare, guarded in pairs],
-        cpu_ratios=[guarded.cpu_rate / bare.cpu_rate for bare, guarded in pairs],
+        base_rate=statistics.median(samples[base].run.rate for samples in rounds),
+        top_rate=statistics.median(samples[top].run.rate for samples in rounds),
+        ratios=[s[top].run.rate / s[base].run.rate for s in rounds],
+        cpu_ratios=[s[top].cpu_rate / s[base].cpu_rate for s in rounds],
         refused=sum(run.refused for run in runs),
         socket_errors=sum(run.socket_errors for run in runs),
     )
@@ -259,23 +287,30 @@ def _interval(ratios: Sequence[float]) -> str:
     return f"{low:.1%}-{high:.1%}{short}"
 
 
-def table(results: Results) -> list[str]:
-    """The Markdown summary: median req/s, the median ratio with its confidence
-    interval, IQR and range, the same for the ratio by server CPU (median and IQR),
-    socket errors and the verdict."""
+def _names(pair: tuple[int, int]) -> tuple[str, str]:
+    names = (*VARIANTS, BASELINE)
+    return names[pair[0]], names[pair[1]]
+
+
+def table(results: Results, pair: tuple[int, int] = GUARDED_OVER_BARE) -> list[str]:
+    """The Markdown summary of ``pair`` (top over base): median req/s, the median
+    ratio with its confidence interval, IQR and range, the ratio by server CPU
+    (median and confidence interval), socket errors and the verdict."""
+    top, base = _names(pair)
     lines = [
-        "| server | request | bare req/s | guarded req/s | ratio | 95% CI | IQR "
-        "| range | by CPU | IQR | errors | verdict |",
+        f"| server | request | {base} req/s | {top} req/s | ratio | 95% CI | IQR "
+        "| range | by CPU | CPU 95% CI | errors | verdict |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
         "| --- |",
     ]
-    for (server, method), pairs in results.items():
-        cell = summarize(pairs)
+    for (server, method), rounds in results.items():
+        cell = summarize(rounds, pair)
         lines.append(
-            f"| {server} | {method} | {cell.bare_rate:.0f} | {cell.guarded_rate:.0f} "
+            f"| {server} | {method} | {cell.base_rate:.0f} | {cell.top_rate:.0f} "
             f"| **{cell.ratio:.1%}** | {_interval(cell.ratios)} | {_iqr(cell.ratios)} "
             f"| {min(cell.ratios):.1%}-{max(cell.ratios):.1%} "
-            f"| {statistics.median(cell.cpu_ratios):.1%} | {_iqr(cell.cpu_ratios)} "
+            f"| {statistics.median(cell.cpu_ratios):.1%} "
+            f"| {_interval(cell.cpu_ratios)} "
             f"| {cell.socket_errors} | {cell.verdict()} |"
         )
     return lines
@@ -286,13 +321,16 @@ def _iqr(ratios: Sequence[float]) -> str:
     return f"{q1:.1%}-{q3:.1%}"
 
 
-def rounds_table(results: Results) -> list[str]:
-    """Markdown: guarded/bare per round (rows) and cell (columns)."""
+def rounds_table(
+    results: Results, pair: tuple[int, int] = GUARDED_OVER_BARE
+) -> list[str]:
+    """Markdown: ``pair``'s ratio (top/base) per round (rows) and cell (columns)."""
+    top, base = pair
     cells = list(results)
     names = " | ".join(f"{server} {method}" for server, method in cells)
     lines = [f"| round | {names} |", "| ---: |" + " ---: |" * len(cells)]
-    for index, pairs in enumerate(zip(*results.values(), strict=True)):
-        ratios = " | ".join(f"{g.run.rate / b.run.rate:.1%}" for b, g in pairs)
+    for index, rounds in enumerate(zip(*results.values(), strict=True)):
+        ratios = " | ".join(f"{s[top].run.rate / s[base].run.rate:.1%}" for s in rounds)
         lines.append(f"| {index + 1} | {ratios} |")
     return lines
 
@@ -310,16 +348,56 @@ def _probe(port: int, label: str) -> None:
             )
 
 
+def baseline_folder(tree: Path, into: Path) -> Path:
+    """A folder in ``into`` that holds only a link to ``tree``'s ``utf8guard`` (so that
+    nothing else of that tree, its ``bench`` among them, shadows this one's), checked
+    to import there with the same implementation as this tree's; exits with a
+    message otherwise."""
+    package = tree.resolve() / "utf8guard"
+    if not (package / "__init__.py").is_file():
+        sys.exit(f"--baseline {tree}: no utf8guard package there")
+    folder = into / "baseline"
+    folder.mkdir()
+    (folder / "utf8guard").symlink_to(package, target_is_directory=True)
+    probe = "import sys, utf8guard; print(utf8guard.IMPLEMENTATION, utf8guard.__file__)"
+    found = subprocess.run(  # noqa: S603  # our own argv, no shell
+        [
+            sys.executable,
+            "-c",
+            f"import sys; sys.path.insert(0, {str(folder)!r}); {probe}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=into,
+    ).stdout.split()
+    if found != [IMPLEMENTATION, str(folder / "utf8guard" / "__init__.py")]:
+        sys.exit(
+            f"--baseline {tree}: imports as {found or 'nothing'}, this tree as "
+            f"{IMPLEMENTATION!r}; build its C extension there (python setup.py "
+            "build_ext --inplace)"
+        )
+    return folder
+
+
 @contextlib.contextmanager
 def _servers(
-    scripts: Mapping[str, Path], seconds: int, connections: int
+    scripts: Mapping[str, Path],
+    seconds: int,
+    connections: int,
+    baseline: Path | None = None,
 ) -> Iterator[Runner]:
-    """All four servers started, probed and warmed up; a runner over them."""
+    """All servers started, probed and warmed up; a runner over them. With
+    ``baseline`` (a folder from :func:`baseline_folder`), each server's guarded
+    variant also runs with that ``utf8guard``."""
+    variants = {name: (name, ".") for name in VARIANTS}
+    if baseline is not None:
+        variants[BASELINE] = ("guarded", str(baseline))
     with contextlib.ExitStack() as stack:
         started = {}
         for server, command in SERVERS.items():
-            for variant in VARIANTS:
-                running = stack.enter_context(serving(partial(command, variant)))
+            for variant, (app, package_dir) in variants.items():
+                started_command = partial(command, app, package_dir=package_dir)
+                running = stack.enter_context(serving(started_command))
                 _probe(running.port, f"{server} {variant}")
                 for method in REQUESTS:
                     _wrk.run(
@@ -353,21 +431,36 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=20, help="interleaved rounds")
     parser.add_argument("--seconds", type=int, default=2, help="per run (whole s)")
     parser.add_argument("--connections", type=int, default=8, help="wrk connections")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another tree: its utf8guard's guarded servers run in every round too",
+    )
     args = parser.parse_args(argv)
     if args.rounds < 2 or args.seconds < 1:
         parser.error("--rounds must be >= 2 and --seconds >= 1")
     if shutil.which("wrk") is None:
         sys.exit(_wrk.MISSING)
     print(f"{_machine()}; load average before: {os.getloadavg()[0]:.2f}")
+    variants = [*VARIANTS, BASELINE] if args.baseline is not None else [*VARIANTS]
     with tempfile.TemporaryDirectory() as folder:
+        baseline = None
+        if args.baseline is not None:
+            baseline = baseline_folder(args.baseline, Path(folder))
         scripts = {}
         for method in REQUESTS:
             scripts[method] = Path(folder, f"{method}.lua")
             scripts[method].write_text(_wrk.script(method, *request_parts(method)))
-        with _servers(scripts, args.seconds, args.connections) as run:
-            results = measure(run, args.rounds)
+        with _servers(scripts, args.seconds, args.connections, baseline) as run:
+            results = measure(run, args.rounds, variants)
     print(f"load average after: {os.getloadavg()[0]:.2f}\n")
-    print("\n".join([*table(results), "", *rounds_table(results)]))
+    lines = [*table(results), "", *rounds_table(results)]
+    if args.baseline is not None:
+        lines += ["", f"Against the baseline, {args.baseline}:", ""]
+        lines += [*table(results, GUARDED_OVER_BASELINE), ""]
+        lines += [*table(results, BASELINE_OVER_BARE), ""]
+        lines += rounds_table(results, GUARDED_OVER_BASELINE)
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bench import _wrk, bench_server
+from bench._load import ROOT
 from bench.bench_request import JSON_BODY, QUERY, RAW_PATH
 from bench.bench_server import Results, Runner, Sample
 
@@ -42,6 +43,31 @@ def test_rounds_alternate_which_variant_goes_first() -> None:
         assert [(b.run.rate, g.run.rate) for b, g in pairs] == [(1000.0, 900.0)] * 2
 
 
+def test_three_variants_rotate_their_order() -> None:
+    # With a baseline each variant leads one round in three, and the samples come
+    # back in the variants' order whatever order the round ran them in.
+    calls: list[str] = []
+    rates = {"bare": 1000.0, "guarded": 900.0, "baseline": 950.0}
+
+    def runner(server: str, variant: str, method: str) -> Sample:
+        calls.append(variant)
+        return _sample(rates[variant])
+
+    variants = (*bench_server.VARIANTS, bench_server.BASELINE)
+    results = bench_server.measure(runner, rounds=3, variants=variants)
+    cells = len(bench_server.SERVERS) * len(bench_server.REQUESTS)
+    firsts = [calls[3 * cells * index : 3 * cells * index + 3] for index in range(3)]
+    assert firsts == [
+        ["bare", "guarded", "baseline"],
+        ["guarded", "baseline", "bare"],
+        ["baseline", "bare", "guarded"],
+    ]
+    for rounds in results.values():
+        assert [tuple(s.run.rate for s in samples) for samples in rounds] == [
+            (1000.0, 900.0, 950.0)
+        ] * 3
+
+
 def _results(
     ratios: Mapping[tuple[str, str], list[float]],
     refused: int = 0,
@@ -68,14 +94,15 @@ def test_table_reports_median_ratio_spread_and_verdict() -> None:
     assert lines[0].startswith("| server | request | bare req/s | guarded req/s |")
     # Median 0.97; five rounds give no 95% interval, so the range, which covers the
     # median with 1 - 2/2**5 = 93.75%; quartiles 0.96 and 0.99 (inclusive method),
-    # range 0.90-1.10; the same CPU time each, so the same ratios by CPU.
+    # range 0.90-1.10; the same CPU time each, so the same ratios (and interval)
+    # by CPU.
     assert lines[2] == (
         "| uvicorn | GET | 1000 | 970 | **97.0%** | 90.0%-110.0% (93.8%) "
-        "| 96.0%-99.0% | 90.0%-110.0% | 97.0% | 96.0%-99.0% | 0 | ok |"
+        "| 96.0%-99.0% | 90.0%-110.0% | 97.0% | 90.0%-110.0% (93.8%) | 0 | ok |"
     )
     assert lines[3].endswith(
         "| **94.0%** | 80.0%-100.0% (93.8%) | 90.0%-95.0% | 80.0%-100.0% | 94.0% "
-        "| 90.0%-95.0% | 0 | MISS |"
+        "| 80.0%-100.0% (93.8%) | 0 | MISS |"
     )
 
 
@@ -113,8 +140,32 @@ def test_ratio_by_cpu_counts_requests_per_server_cpu_second() -> None:
     row = bench_server.table(results)[2]
     assert row.endswith(
         "| **100.0%** | 100.0%-100.0% (50.0%) | 100.0%-100.0% | 100.0%-100.0% | 80.0% "
-        "| 80.0%-80.0% | 0 | ok |"
+        "| 80.0%-80.0% (50.0%) | 0 | ok |"
     )
+
+
+def test_table_against_the_baseline() -> None:
+    # Per round: bare 1000 req/s, guarded 900, baseline 1000 or 800, so guarded over
+    # baseline is 90%, 112.5%, 90% (median 90%, a MISS of issue 24's 95%) and the
+    # baseline over bare 100%, 80%, 100%.
+    results: Results = {
+        ("uvicorn", "POST"): [
+            (_sample(1000.0), _sample(900.0), _sample(baseline))
+            for baseline in (1000.0, 800.0, 1000.0)
+        ]
+    }
+    against = bench_server.table(results, bench_server.GUARDED_OVER_BASELINE)
+    assert against[0].startswith(
+        "| server | request | baseline req/s | guarded req/s |"
+    )
+    assert against[2].startswith("| uvicorn | POST | 1000 | 900 | **90.0%** |")
+    assert against[2].endswith("| MISS |")
+    before = bench_server.table(results, bench_server.BASELINE_OVER_BARE)
+    assert before[0].startswith("| server | request | bare req/s | baseline req/s |")
+    assert before[2].startswith("| uvicorn | POST | 1000 | 1000 | **100.0%** |")
+    assert bench_server.rounds_table(results, bench_server.GUARDED_OVER_BASELINE)[
+        2:
+    ] == ["| 1 | 90.0% |", "| 2 | 112.5% |", "| 3 | 90.0% |"]
 
 
 def test_a_refused_request_spoils_the_verdict() -> None:
@@ -140,9 +191,12 @@ def test_main_wires_scripts_servers_and_tables(
 ) -> None:
     @contextlib.contextmanager
     def servers(
-        scripts: Mapping[str, Path], seconds: int, connections: int
+        scripts: Mapping[str, Path],
+        seconds: int,
+        connections: int,
+        baseline: Path | None,
     ) -> Iterator[Runner]:
-        assert (seconds, connections) == (1, 4)
+        assert (seconds, connections, baseline) == (1, 4, None)
         assert b'wrk.method = "POST"' in scripts["POST"].read_bytes()
         yield lambda server, variant, method: _sample(100 if variant == "bare" else 96)
 
@@ -153,6 +207,76 @@ def test_main_wires_scripts_servers_and_tables(
     out = capsys.readouterr().out
     assert "| gunicorn | POST | 100 | 96 | **96.0%** |" in out
     assert "| 3 | 96.0% | 96.0% | 96.0% | 96.0% |" in out
+
+
+def test_main_with_a_baseline_adds_its_tables(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    rates = {"bare": 100, "guarded": 96, "baseline": 98}
+    seen: list[Path | None] = []
+
+    @contextlib.contextmanager
+    def servers(
+        scripts: Mapping[str, Path],
+        seconds: int,
+        connections: int,
+        baseline: Path | None,
+    ) -> Iterator[Runner]:
+        seen.append(baseline)
+        yield lambda server, variant, method: _sample(rates[variant])
+
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(bench_server, "_machine", lambda: "a machine")
+    monkeypatch.setattr(bench_server, "_servers", servers)
+    monkeypatch.setattr(
+        bench_server, "baseline_folder", lambda tree, into: tree / "linked"
+    )
+    bench_server.main(["--rounds", "2", "--baseline", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert seen == [tmp_path / "linked"]
+    assert f"Against the baseline, {tmp_path}:" in out
+    assert "| gunicorn | POST | 98 | 96 | **98.0%** |" in out  # guarded / baseline
+    assert "| gunicorn | POST | 100 | 98 | **98.0%** |" in out  # baseline / bare
+    assert "| 2 | 98.0% | 98.0% | 98.0% | 98.0% |" in out
+
+
+def test_baseline_folder_links_only_the_package(tmp_path: Path) -> None:
+    # This tree as its own baseline: it imports through the link, with the same
+    # implementation, and the folder holds nothing else (no second ``bench``).
+    into = tmp_path / "work"
+    into.mkdir()
+    folder = bench_server.baseline_folder(ROOT, into)
+    assert [entry.name for entry in folder.iterdir()] == ["utf8guard"]
+    assert (folder / "utf8guard").resolve() == ROOT / "utf8guard"
+
+
+@pytest.mark.parametrize("implementation", [None, "another"])
+def test_baseline_folder_refuses_what_does_not_import_alike(
+    tmp_path: Path, implementation: str | None
+) -> None:
+    tree = tmp_path / "tree"
+    (tree / "utf8guard").mkdir(parents=True)
+    if implementation is not None:
+        text = f"IMPLEMENTATION = {implementation!r}\n"
+        (tree / "utf8guard" / "__init__.py").write_text(text)
+    into = tmp_path / "work"
+    into.mkdir()
+    expected = "imports as" if implementation else "no utf8guard package"
+    with pytest.raises(SystemExit, match=expected):
+        bench_server.baseline_folder(tree, into)
+
+
+@pytest.mark.parametrize("server", sorted(bench_server.SERVERS))
+def test_a_package_folder_goes_first_on_the_servers_path(server: str) -> None:
+    # uvicorn's --app-dir and Gunicorn's --pythonpath insert at sys.path[0], ahead
+    # of the working directory (this tree) that -m put there.
+    argv = bench_server.SERVERS[server]("guarded", 8000, package_dir="/elsewhere")
+    flag = {"uvicorn": "--app-dir", "gunicorn": "--pythonpath"}[server]
+    assert argv[argv.index(flag) + 1] == "/elsewhere"
+    default = bench_server.SERVERS[server]("guarded", 8000)
+    assert default[default.index(flag) + 1] == "."
 
 
 def test_main_says_when_wrk_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
