@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from utf8guard import _cli_output, _tree, cli
+from utf8guard import _cli_output, _tree, cli, paths
 from utf8guard._tree import display
 from utf8guard.paths import PathKind, UnsafePathError
 
@@ -198,7 +198,7 @@ def test_fix_reports_names_it_cannot_fix(
     def refuse(*args: object, **kwargs: object) -> str:
         raise UnsafePathError(PathKind.EMPTY, "empty at characters [0, 0)")
 
-    monkeypatch.setattr(_tree, "safe_filename", refuse)
+    monkeypatch.setattr(paths, "safe_filename", refuse)
     make(tmp_path, b"a\x01")
     assert scan(tmp_path, "--fix") == 1
     assert "  cannot rename: empty at characters [0, 0)" in capsys.readouterr().out

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import codecs
 import os
-import shutil
-import subprocess
-from collections.abc import Callable, Iterator
-from typing import Final
 
 from ._cli_encoding import bomless_utf16
 from ._cli_output import display
+
+# Only mypy needs these (issue 28: a command's start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Callable, Iterator
+    from typing import Final
 
 __all__ = ["BINARY_SNIFF_BYTES", "Tree", "is_binary"]
 
@@ -77,6 +80,8 @@ class Tree:
 
 def _git_files(root: str) -> frozenset[str] | None:
     """Git's files below ``root`` (relative, ``/``-separated), or None outside git."""
+    import shutil  # with subprocess, a third of a ``check`` start-up (issue 28)
+
     if shutil.which("git") is None:
         return None
     inside = _git(root, "rev-parse", "--is-inside-work-tree")
@@ -91,6 +96,8 @@ def _git_files(root: str) -> frozenset[str] | None:
 
 
 def _git(root: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    import subprocess  # only -r asks git (issue 28: a command's start-up)
+
     return subprocess.run(  # noqa: S603 (fixed argv, no shell)
         ["git", *args],  # noqa: S607 (git from PATH, as the user runs it)
         cwd=root,
