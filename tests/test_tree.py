@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from utf8guard import _cli_output, _tree, cli, paths
+from utf8guard._pathrules import PLATFORMS
 from utf8guard._tree import display
 from utf8guard.paths import PathKind, UnsafePathError
 
@@ -133,6 +134,19 @@ def test_scan_platform_posix(
     make(tmp_path, b"CON.txt", b"a:b")
     assert scan(tmp_path, "--platform", "posix") == 0
     assert scan(tmp_path, "--platform", "windows") == 1
+
+
+def test_scan_platform_choices_are_the_name_rules_ones(
+    scan: Scan, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse reads them only when it checks a value or prints help (_Platforms).
+    assert scan("--help") == 0
+    assert ", ".join(PLATFORMS) in " ".join(capsys.readouterr().out.split())
+    assert scan(tmp_path, "--platform", "macos") == 2
+    err = capsys.readouterr().err
+    assert (
+        "invalid choice: 'macos' (choose from " + ", ".join(map(repr, PLATFORMS)) in err
+    )
 
 
 def test_fix_is_a_dry_run_by_default(
