@@ -88,7 +88,7 @@ def _repair_one(
                     sys.stdout.buffer.write(part)
                 sys.stdout.buffer.flush()
                 return _reported(source, tally, encoding)
-            # Only a file output needs tempfile (and its random, shutil, bz2...).
+            # Only a file output needs tempfile (with random: 18M instructions).
             from ._cli_atomic import AtomicFile
 
             name = source if target.in_place else target.output
