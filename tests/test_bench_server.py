@@ -8,6 +8,7 @@ import contextlib
 import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Final
 
 import h11
 import pytest
@@ -186,56 +187,63 @@ def test_rounds_table_has_one_row_per_round() -> None:
     ]
 
 
-def test_main_wires_scripts_servers_and_tables(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+class FakeServers:
+    """Stands in for ``bench_server._servers``: records what ``main`` asked for (each
+    wrk script's text, seconds, connections, baseline) and runs every request at
+    the rate of its variant."""
+
+    RATES: Final = {"bare": 100, "guarded": 96, "baseline": 98}
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[dict[str, bytes], int, int, Path | None]] = []
+
     @contextlib.contextmanager
-    def servers(
+    def __call__(
+        self,
         scripts: Mapping[str, Path],
         seconds: int,
         connections: int,
         baseline: Path | None,
     ) -> Iterator[Runner]:
-        assert (seconds, connections, baseline) == (1, 4, None)
-        assert b'wrk.method = "POST"' in scripts["POST"].read_bytes()
-        yield lambda server, variant, method: _sample(100 if variant == "bare" else 96)
+        texts = {name: path.read_bytes() for name, path in scripts.items()}
+        self.calls.append((texts, seconds, connections, baseline))
+        yield lambda server, variant, method: _sample(self.RATES[variant])
 
+
+@pytest.fixture
+def fake_servers(monkeypatch: pytest.MonkeyPatch) -> FakeServers:
+    """``main`` without wrk, servers or a machine description: a FakeServers."""
+    fake = FakeServers()
     monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(bench_server, "_machine", lambda: "a machine")
-    monkeypatch.setattr(bench_server, "_servers", servers)
+    monkeypatch.setattr(bench_server, "_servers", fake)
+    return fake
+
+
+def test_main_wires_scripts_servers_and_tables(
+    fake_servers: FakeServers, capsys: pytest.CaptureFixture[str]
+) -> None:
     bench_server.main(["--rounds", "3", "--seconds", "1", "--connections", "4"])
+    [(scripts, *settings)] = fake_servers.calls
+    assert settings == [1, 4, None]
+    assert b'wrk.method = "POST"' in scripts["POST"]
     out = capsys.readouterr().out
     assert "| gunicorn | POST | 100 | 96 | **96.0%** |" in out
     assert "| 3 | 96.0% | 96.0% | 96.0% | 96.0% |" in out
 
 
 def test_main_with_a_baseline_adds_its_tables(
+    fake_servers: FakeServers,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
-    rates = {"bare": 100, "guarded": 96, "baseline": 98}
-    seen: list[Path | None] = []
-
-    @contextlib.contextmanager
-    def servers(
-        scripts: Mapping[str, Path],
-        seconds: int,
-        connections: int,
-        baseline: Path | None,
-    ) -> Iterator[Runner]:
-        seen.append(baseline)
-        yield lambda server, variant, method: _sample(rates[variant])
-
-    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(bench_server, "_machine", lambda: "a machine")
-    monkeypatch.setattr(bench_server, "_servers", servers)
     monkeypatch.setattr(
         bench_server, "baseline_folder", lambda tree, into: tree / "linked"
     )
     bench_server.main(["--rounds", "2", "--baseline", str(tmp_path)])
     out = capsys.readouterr().out
-    assert seen == [tmp_path / "linked"]
+    assert [call[3] for call in fake_servers.calls] == [tmp_path / "linked"]
     assert f"Against the baseline, {tmp_path}:" in out
     assert "| gunicorn | POST | 98 | 96 | **98.0%** |" in out  # guarded / baseline
     assert "| gunicorn | POST | 100 | 98 | **98.0%** |" in out  # baseline / bare

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import runpy
+import subprocess
 import sys
 from pathlib import Path
 
@@ -336,3 +337,56 @@ def test_python_dash_m_runs_main(
     with pytest.raises(SystemExit) as exit_info:
         runpy.run_module("utf8guard", run_name="__main__")
     assert exit_info.value.code == 0
+
+
+#: What no command but ``scan`` imports (issue 28: a command's start-up); ``scan``
+#: needs utf8guard.paths, which imports typing.
+NEVER_IMPORTED = ["typing", "dataclasses"]
+#: The child reports which of ``names`` were imported by a CLI call (``python -S``,
+#: with the package's parent directory first on ``sys.path``: no site hook imports
+#: anything for it).
+IMPORTED_BY_A_CALL = """
+import sys
+sys.path.insert(0, sys.argv[1])
+names, argv = sys.argv[2].split(","), sys.argv[3:]
+from utf8guard.cli import main
+status = main(argv)
+print(status, *[name for name in names if name in sys.modules])
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "left_out"),
+    [
+        pytest.param(
+            ["--version"],
+            [*NEVER_IMPORTED, "json", "subprocess", "tempfile"],
+            id="version",
+        ),
+        pytest.param(
+            ["check", "{file}"],
+            [*NEVER_IMPORTED, "json", "subprocess", "tempfile", "utf8guard.paths"],
+            id="check",
+        ),
+        pytest.param(
+            ["check", "--json", "{file}"], [*NEVER_IMPORTED, "subprocess"], id="json"
+        ),
+        pytest.param(["check", "-r", "{dir}"], [*NEVER_IMPORTED, "tempfile"], id="r"),
+        pytest.param(["repair", "{file}"], [*NEVER_IMPORTED, "tempfile"], id="repair"),
+        pytest.param(["scan", "{dir}"], ["subprocess", "tempfile"], id="scan"),
+    ],
+)
+def test_a_command_does_not_import_what_it_does_not_use(
+    tmp_path: Path, argv: list[str], left_out: list[str]
+) -> None:
+    path = write(tmp_path, "Grüße\n".encode())
+    argv = [arg.format(file=path, dir=tmp_path) for arg in argv]
+    root = str(Path(utf8guard.__file__).parent.parent)
+    code = ["-S", "-c", IMPORTED_BY_A_CALL, root, ",".join(left_out)]
+    child = subprocess.run(  # noqa: S603 (fixed argv, no shell)
+        [sys.executable, *code, *argv],
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    assert child.stdout.split("\n")[-2] == "0"

@@ -43,6 +43,14 @@ from utf8guard.middleware.head._latin1 import DEFAULT_LATIN1_HEADERS
 from utf8guard.middleware.head._request import RequestHead
 from utf8guard.paths import PathKind, PathViolation
 
+
+def twin(name: str, fields: list[Any], *, kw_only: bool = False) -> Any:
+    """The frozen slotted dataclass a record was declared as: the oracle."""
+    return dataclasses.make_dataclass(
+        name, fields, frozen=True, slots=True, kw_only=kw_only
+    )
+
+
 #: docs/core.md's flag table: each flag and its default, in the documented order.
 DOCUMENTED_FLAGS: Final = {
     "allow_noncharacters": False,
@@ -54,14 +62,10 @@ DOCUMENTED_FLAGS: Final = {
 }
 
 
-TwinViolation: Final = dataclasses.make_dataclass(
-    "Violation", [("kind", Kind), ("start", int), ("end", int)], frozen=True, slots=True
-)
-TwinPolicy: Final = dataclasses.make_dataclass(
+TwinViolation: Final = twin("Violation", [("kind", Kind), ("start", int), ("end", int)])
+TwinPolicy: Final = twin(
     "Policy",
     [(name, bool, default) for name, default in DOCUMENTED_FLAGS.items()],
-    frozen=True,
-    slots=True,
     kw_only=True,
 )
 
@@ -85,7 +89,7 @@ PAIRS: Final = [
 
 # The middleware's and paths' records, as their dataclass declarations and the docs
 # give them.
-TwinFinding: Final = dataclasses.make_dataclass(
+TwinFinding: Final = twin(
     "Finding",
     [
         ("location", Location),
@@ -94,10 +98,8 @@ TwinFinding: Final = dataclasses.make_dataclass(
         ("offset", int),
         ("fixable", bool, False),
     ],
-    frozen=True,
-    slots=True,
 )
-TwinSummary: Final = dataclasses.make_dataclass(
+TwinSummary: Final = twin(
     "RequestSummary",
     [
         ("method", str, ""),
@@ -106,11 +108,9 @@ TwinSummary: Final = dataclasses.make_dataclass(
         ("request_id", "str | None", None),
         ("scope_type", str, "http"),
     ],
-    frozen=True,
-    slots=True,
     kw_only=True,
 )
-TwinEvent: Final = dataclasses.make_dataclass(
+TwinEvent: Final = twin(
     "ViolationEvent",
     [
         ("finding", object),
@@ -121,10 +121,8 @@ TwinEvent: Final = dataclasses.make_dataclass(
         ("request", object, dataclasses.field(default=RequestSummary())),
         ("findings", tuple, ()),
     ],
-    frozen=True,
-    slots=True,
 )
-TwinRefusal: Final = dataclasses.make_dataclass(
+TwinRefusal: Final = twin(
     "Refusal",
     [
         ("status", int),
@@ -133,17 +131,12 @@ TwinRefusal: Final = dataclasses.make_dataclass(
         ("findings", tuple, ()),
         ("request", object, dataclasses.field(default=RequestSummary())),
     ],
-    frozen=True,
-    slots=True,
     kw_only=True,
 )
-TwinPathViolation: Final = dataclasses.make_dataclass(
-    "PathViolation",
-    [("kind", PathKind), ("start", int), ("end", int)],
-    frozen=True,
-    slots=True,
+TwinPathViolation: Final = twin(
+    "PathViolation", [("kind", PathKind), ("start", int), ("end", int)]
 )
-TwinHead: Final = dataclasses.make_dataclass(
+TwinHead: Final = twin(
     "RequestHead",
     [
         ("path", str),
@@ -152,8 +145,6 @@ TwinHead: Final = dataclasses.make_dataclass(
         ("headers", tuple),
         ("app_path", "bytes | None", None),
     ],
-    frozen=True,
-    slots=True,
 )
 #: docs/configuration.md's options and defaults, in GuardConfig's order; the derived
 #: fields (init=False, not in repr) are left out of the twin.
@@ -177,11 +168,9 @@ CONFIG_OPTIONS: Final[dict[str, Any]] = {
     "exclude_paths": (),
     "request_id_header": None,
 }
-TwinConfig: Final = dataclasses.make_dataclass(
+TwinConfig: Final = twin(
     "GuardConfig",
     [(name, object, default) for name, default in CONFIG_OPTIONS.items()],
-    frozen=True,
-    slots=True,
     kw_only=True,
 )
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from utf8guard import _cli_output, _tree, cli
+from utf8guard import _cli_output, _tree, cli, paths
+from utf8guard._pathrules import PLATFORMS
 from utf8guard._tree import display
 from utf8guard.paths import PathKind, UnsafePathError
 
@@ -135,6 +136,19 @@ def test_scan_platform_posix(
     assert scan(tmp_path, "--platform", "windows") == 1
 
 
+def test_scan_platform_choices_are_the_name_rules_ones(
+    scan: Scan, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse reads them only when it checks a value or prints help (_Platforms).
+    assert scan("--help") == 0
+    assert ", ".join(PLATFORMS) in " ".join(capsys.readouterr().out.split())
+    assert scan(tmp_path, "--platform", "macos") == 2
+    err = capsys.readouterr().err
+    assert (
+        "invalid choice: 'macos' (choose from " + ", ".join(map(repr, PLATFORMS)) in err
+    )
+
+
 def test_fix_is_a_dry_run_by_default(
     scan: Scan, tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -198,7 +212,7 @@ def test_fix_reports_names_it_cannot_fix(
     def refuse(*args: object, **kwargs: object) -> str:
         raise UnsafePathError(PathKind.EMPTY, "empty at characters [0, 0)")
 
-    monkeypatch.setattr(_tree, "safe_filename", refuse)
+    monkeypatch.setattr(paths, "safe_filename", refuse)
     make(tmp_path, b"a\x01")
     assert scan(tmp_path, "--fix") == 1
     assert "  cannot rename: empty at characters [0, 0)" in capsys.readouterr().out

@@ -12,9 +12,6 @@ import itertools
 import os
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import BinaryIO, Final, NamedTuple
 
 from . import _cli_input
 from ._cli_encoding import bomless_utf16, guess
@@ -30,10 +27,19 @@ from ._cli_output import (
     format_violation,
     plural,
 )
-from ._policy import Policy
+from ._record import Record
 from ._scan import is_valid
 from ._stream import iter_stream_violations
-from ._violation import Violation
+
+# dataclasses and typing cost a command 61M instructions, over a quarter of its
+# start-up (issue 28); only mypy needs the names.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import BinaryIO, Final
+
+    from ._policy import Policy
+    from ._violation import Violation
 
 __all__ = ["run_check"]
 
@@ -45,15 +51,27 @@ OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_BINARY", 0)
 LOOKBACK_BYTES: Final = 1 << 16
 
 
-@dataclass
 class _Tally:
-    checked: int = 0
-    invalid: int = 0  # files with a violation
-    violations: int = 0  # violations reported
-    binary: int = 0
-    ignored: int = 0  # left out by git
-    utf16: int = 0  # BOM-less UTF-16 files, named on stderr
-    errors: int = 0
+    """What ``check`` has counted so far (a mutable record: not a ``Record``)."""
+
+    __slots__ = (
+        "binary",
+        "checked",
+        "errors",
+        "ignored",
+        "invalid",
+        "utf16",
+        "violations",
+    )
+
+    def __init__(self) -> None:
+        self.checked = 0
+        self.invalid = 0  # files with a violation
+        self.violations = 0  # violations reported
+        self.binary = 0
+        self.ignored = 0  # left out by git
+        self.utf16 = 0  # BOM-less UTF-16 files, named on stderr
+        self.errors = 0
 
     def status(self) -> int:
         if self.errors:
@@ -61,8 +79,7 @@ class _Tally:
         return EXIT_FOUND if self.invalid or self.utf16 else EXIT_OK
 
 
-@dataclass(frozen=True)
-class _Options:
+class _Options(Record):
     policy: Policy
     as_json: bool
     every: bool
@@ -240,7 +257,7 @@ def _report(path: str, stream: BinaryIO, origin: int | None, options: _Options) 
     return count
 
 
-class _Mark(NamedTuple):
+class _Mark(Record):
     """What is known at one stream offset, to count lines onward from it."""
 
     offset: int
@@ -248,7 +265,7 @@ class _Mark(NamedTuple):
     line_start: int  # offset just after the last newline before offset (or 0)
 
 
-class _Chunk(NamedTuple):
+class _Chunk(Record):
     mark: _Mark  # at data[0]
     data: bytes
 
@@ -270,7 +287,8 @@ class _Window:
     def track(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
         """Pass ``chunks`` through, remembering them as they go by."""
         for data in chunks:
-            start, lines, line_start = self._next
+            start, lines = self._next.offset, self._next.lines
+            line_start = self._next.line_start
             self._chunks.append(_Chunk(self._next, data))
             if (newline := data.rfind(b"\n")) >= 0:
                 line_start = start + newline + 1

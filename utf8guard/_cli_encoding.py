@@ -16,16 +16,23 @@ from __future__ import annotations
 
 import codecs
 import itertools
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from enum import Enum
-from typing import BinaryIO, Final, NamedTuple
 
-from ._policy import WELL_FORMED, Policy
+from ._policy import WELL_FORMED
+from ._record import Record
 from ._repair import REPLACEMENT, repair
-from ._scan import BytesLike, iter_range, iter_violations
+from ._scan import iter_range, iter_violations
 from ._stream import _segments
 from ._violation import ILL_FORMED
+
+# Only mypy needs these (issue 28: a command's start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import BinaryIO, Final
+
+    from ._policy import Policy
+    from ._scan import BytesLike
 
 __all__ = [
     "CESU8",
@@ -70,7 +77,7 @@ class Part(Enum):
     ILL_FORMED = "ill_formed"  # a stretch of maximal subparts
 
 
-class Piece(NamedTuple):
+class Piece(Record):
     part: Part
     data: bytes
     subparts: int  # violations in data: what plain repair writes U+FFFD for
@@ -177,13 +184,15 @@ def _is_cesu8(name: str) -> bool:
     return name.lower().replace("_", "-") in (CESU8, "cesu8")
 
 
-@dataclass
 class Tally:
-    """What ``repair`` did to one input."""
+    """What ``repair`` did to one input (counted as it goes: not a ``Record``)."""
 
-    recoded: int = 0  # stretches re-read in the --from encoding
-    replaced: int = 0  # U+FFFD written
-    converted: bool = False  # the whole input decoded from the --from encoding
+    __slots__ = ("converted", "recoded", "replaced")
+
+    def __init__(self) -> None:
+        self.recoded = 0  # stretches re-read in the --from encoding
+        self.replaced = 0  # U+FFFD written
+        self.converted = False  # the whole input decoded from the --from encoding
 
 
 def repaired(

@@ -14,12 +14,16 @@ from __future__ import annotations
 import codecs
 import os
 import shutil
-import subprocess
-from collections.abc import Callable, Iterator
-from typing import Final
 
 from ._cli_encoding import bomless_utf16
 from ._cli_output import display
+
+# Only mypy needs these (issue 28: a command's start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Callable, Iterator
+    from typing import Final
 
 __all__ = ["BINARY_SNIFF_BYTES", "Tree", "is_binary"]
 
@@ -91,6 +95,9 @@ def _git_files(root: str) -> frozenset[str] | None:
 
 
 def _git(root: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    # Only -r asks git: subprocess costs a command 23M instructions (issue 28).
+    import subprocess
+
     return subprocess.run(  # noqa: S603 (fixed argv, no shell)
         ["git", *args],  # noqa: S607 (git from PATH, as the user runs it)
         cwd=root,

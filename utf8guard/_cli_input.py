@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import nullcontext
-from typing import BinaryIO, Final
 
 from ._cli_output import display
+
+# Only mypy needs these (issue 28: a command's start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from contextlib import nullcontext
+    from typing import BinaryIO, Final
 
 __all__ = ["READ_CHUNK_BYTES", "Progress", "open_input", "read_chunks"]
 
@@ -50,7 +54,11 @@ class Progress:
 
 def open_input(path: str) -> BinaryIO | nullcontext[BinaryIO]:
     """``path`` opened for binary reading; ``-`` is stdin (left open afterwards)."""
-    return nullcontext(sys.stdin.buffer) if path == "-" else open(path, "rb")
+    if path != "-":
+        return open(path, "rb")
+    from contextlib import nullcontext  # stdin only (issue 28: start-up)
+
+    return nullcontext(sys.stdin.buffer)
 
 
 def read_chunks(stream: BinaryIO, progress: Progress) -> Iterator[bytes]:

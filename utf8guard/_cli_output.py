@@ -7,14 +7,18 @@ lines, and a name that is not UTF-8 survives ``--json`` losslessly.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Final, NamedTuple
 
-from ._pathrules import DEFAULT_IGNORABLES
 from ._ranges import in_ranges
-from ._violation import Violation
+from ._record import Record
+
+# Only mypy needs these (issue 28: a command's start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+    from ._violation import Violation
 
 __all__ = [
     "EXIT_ERROR",
@@ -39,7 +43,7 @@ EXIT_INTERRUPTED: Final = 130
 STDIN_NAME: Final = "<stdin>"
 
 
-class Place(NamedTuple):
+class Place(Record):
     """Where a violation sits in its input, for a human."""
 
     line: int  # 1-based
@@ -53,9 +57,18 @@ def _escape_char(ch: str) -> str:
         return f"\\x{cp - 0xDC00:02x}"
     if ch == "\\":
         return "\\\\"
-    if ch.isprintable() and not in_ranges(cp, DEFAULT_IGNORABLES):
+    if ch.isprintable() and (ch.isascii() or not _is_default_ignorable(cp)):
         return ch
     return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
+
+
+def _is_default_ignorable(cp: int) -> bool:
+    # Imported at the first non-ASCII name (every default ignorable is above
+    # U+007F): the name rules, with unicodedata and typing, cost a command 21M
+    # instructions, a sixth of its start-up (issue 28).
+    from ._pathrules import DEFAULT_IGNORABLES
+
+    return in_ranges(cp, DEFAULT_IGNORABLES)
 
 
 def display(path: str | bytes) -> str:
@@ -96,6 +109,8 @@ def format_violation(
 ) -> str:
     """One output line: ``path:line:column: kind at byte N (HEX)`` or a JSON object."""
     if as_json:
+        import json  # only --json needs it (issue 28: a command's start-up)
+
         record: dict[str, object] = {
             **json_path(path),
             "kind": violation.kind.value,

@@ -12,20 +12,23 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ._cli_atomic import AtomicFile
 from ._cli_encoding import ConversionError, Tally, encoding_problem, repaired
 from ._cli_input import Progress, open_input, read_chunks
 from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK, display, error
-from ._policy import Policy
+from ._record import Record
+
+# Only mypy needs these (issue 28: a command's start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._policy import Policy
 
 __all__ = ["Target", "run_repair", "usage_problem"]
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Record):
     """Where ``repair`` writes: ``output`` (``-`` is stdout) or each input itself."""
 
     output: str
@@ -85,6 +88,9 @@ def _repair_one(
                     sys.stdout.buffer.write(part)
                 sys.stdout.buffer.flush()
                 return _reported(source, tally, encoding)
+            # Only a file output needs tempfile (with random: 18M instructions).
+            from ._cli_atomic import AtomicFile
+
             name = source if target.in_place else target.output
             overwrite = target.in_place or target.force
             with AtomicFile(os.path.realpath(name), name, overwrite=overwrite) as out:

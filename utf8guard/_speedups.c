@@ -115,25 +115,33 @@ static int scan_range(const uint8_t *p, size_t start, size_t end, unsigned mask,
     return hit;
 }
 
-/* Violation(kinds[kind], start, end), of the classes utf8guard._violation holds now.
- * Importing the package again makes new classes while this module keeps its statics
- * (single-phase init is not run twice): coverage.py does it for a --cov=<subpackage>
- * source, and importlib.reload or an autoreloader can. Violations of the old classes
- * would compare unequal to the new ones and their kinds fail `is` tests. Checked
- * only where a violation is built, never on a clean scan. */
-static PyObject *new_violation(int kind, size_t start, size_t end) {
+/* Take Violation and the Kind members again if utf8guard._violation holds other
+ * classes now. Importing the package again makes new classes while this module keeps
+ * its statics (single-phase init is not run twice): coverage.py does it for a
+ * --cov=<subpackage> source, and importlib.reload or an autoreloader can. Violations
+ * of the old classes would compare unequal to the new ones, their kinds fail `is`
+ * tests, and the code-point set check would find refused_ranges()' kinds unknown.
+ * Checked only where a violation is built or a set checked, never on a clean scan. */
+static int refresh_kinds(void) {
     /* Two dict lookups, borrowed: sys.modules, then the module's namespace. */
     PyObject *module = PyDict_GetItemWithError(PyImport_GetModuleDict(), violation_name);
     if (module == NULL && PyErr_Occurred())
-        return NULL;
+        return -1;
     if (module != NULL && PyModule_Check(module)) {
         PyObject *current =
             PyDict_GetItemWithError(PyModule_GetDict(module), violation_attr);
         if (current == NULL && PyErr_Occurred())
-            return NULL;
+            return -1;
         if (current != NULL && current != violation_type && load_kinds() < 0)
-            return NULL;
+            return -1;
     }
+    return 0;
+}
+
+/* Violation(kinds[kind], start, end), of the classes utf8guard._violation holds now. */
+static PyObject *new_violation(int kind, size_t start, size_t end) {
+    if (refresh_kinds() < 0)
+        return NULL;
     return PyObject_CallFunction(violation_type, "Onn", kinds[kind], (Py_ssize_t)start,
                                  (Py_ssize_t)end);
 }
@@ -570,8 +578,10 @@ static PyObject *python_ranges(PyObject *policy_module, PyObject *policy_type,
         return NULL;
     PyObject *refused = PyObject_CallMethod(policy_module, "refused_ranges", "O", policy);
     Py_DECREF(policy);
-    if (refused == NULL)
+    if (refused == NULL || refresh_kinds() < 0) {
+        Py_XDECREF(refused);
         return NULL;
+    }
     PyObject *kind = NULL, *ranges = NULL;
     if (PyTuple_Check(refused) && PyTuple_GET_SIZE(refused) == 1 &&
         PyArg_ParseTuple(PyTuple_GET_ITEM(refused, 0), "OO", &kind, &ranges) &&

@@ -13,15 +13,22 @@ and bytes are those of the name, the last component of ``path``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from collections.abc import Iterator
-from typing import Final, TypeVar
 
 from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK, display, json_path
-from ._pathrules import PLATFORMS
-from .paths import PathViolation, UnsafePathError, check_path, safe_filename
+
+# Only mypy needs these. The name rules (utf8guard.paths) are imported when ``scan``
+# runs: with unicodedata and typing they cost every other command 21M instructions,
+# a sixth of its start-up (issue 28).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Final, TypeVar
+
+    from .paths import PathViolation
+
+    Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
 
 __all__ = ["add_scan_parser", "display", "run_scan"]
 
@@ -31,7 +38,19 @@ PROGRESS_EVERY_NAMES: Final = 10_000
 FIX_REPLACEMENT: Final = "_"
 
 
-Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
+class _Platforms:
+    """``--platform``'s choices, :data:`utf8guard._pathrules.PLATFORMS`, read when
+    argparse checks a ``--platform`` value or prints the help, not when it builds
+    the parser of every command (hence the explicit metavar: argparse would list
+    the choices in it at once)."""
+
+    def __iter__(self) -> Iterator[str]:
+        from ._pathrules import PLATFORMS
+
+        return iter(PLATFORMS)
+
+    def __contains__(self, value: object) -> bool:
+        return value in tuple(self)
 
 
 def add_scan_parser(subparsers: argparse._SubParsersAction[Parser]) -> None:
@@ -46,9 +65,11 @@ def add_scan_parser(subparsers: argparse._SubParsersAction[Parser]) -> None:
     scan.add_argument("--json", action="store_true", help="one JSON object per line")
     scan.add_argument(
         "--platform",
-        choices=PLATFORMS,
+        choices=_Platforms(),
+        metavar="PLATFORM",
         default="universal",
-        help="whose name rules apply (default universal: Windows rules everywhere)",
+        help="whose name rules apply: %(choices)s (default universal: Windows rules "
+        "everywhere)",
     )
     scan.add_argument(
         "--fix", action="store_true", help="show the rename of each name (dry run)"
@@ -75,6 +96,8 @@ def _fix(
     directory: bytes, name: bytes, args: argparse.Namespace, errors: list[OSError]
 ) -> dict[str, str]:
     """Work out (and with ``--apply`` do) the rename of one name."""
+    from .paths import UnsafePathError, safe_filename
+
     old = os.path.join(directory, name)
     try:
         new_name = safe_filename(
@@ -103,6 +126,8 @@ def _report(
     as_json: bool,
 ) -> None:
     if as_json:
+        import json  # only --json needs it
+
         name = os.path.basename(path)
         for v in found:
             record: dict[str, object] = {
@@ -136,6 +161,8 @@ def run_scan(args: argparse.Namespace) -> int:
     if args.apply and not args.fix:
         print("utf8guard: scan: --apply needs --fix", file=sys.stderr)
         return EXIT_ERROR
+    from .paths import check_path
+
     errors: list[OSError] = []
     status, count, missing = EXIT_OK, 0, False
     progress = sys.stderr.isatty()
