@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bench.bench_core import GENERATORS, make_corpus
-from utf8guard import STRICT, reference
+from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, find_violation, reference
 from utf8guard import _scan as scan
 from utf8guard._gates import ucs4_floor
 
@@ -79,6 +79,13 @@ def test_every_bench_corpus_sample(name: str, size: int) -> None:
     for char in ("\ufdd0", "\ufdef", "\ufffe", "\U0001ffff", "\U0010ffff"):
         spliced = data[:middle] + char.encode() + data[middle:]
         assert _verdicts(spliced) == (False, False), (name, size, hex(ord(char)))
+    # find_violation takes is_valid's verdict on small valid bytes, and places a
+    # violation (a noncharacter, C1 control, stray byte) as the oracle does.
+    for policy in (STRICT, WELL_FORMED, IDENTIFIER):
+        for splice in (b"", "\ufffe".encode(), "\u0085".encode(), b"\xff"):
+            spliced = data[:middle] + splice + data[middle:]
+            expected = reference.find_violation(spliced, policy)
+            assert find_violation(spliced, policy) == expected, (name, size, splice)
 
 
 def test_ucs4_floor_tells_narrow_from_wide() -> None:

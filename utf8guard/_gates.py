@@ -107,6 +107,8 @@ def first_refused(buf: BytesLike, start: int, end: int, plan: Plan) -> Violation
 
 def small_is_valid(data: bytes, text: str, plan: Plan) -> bool:
     """The verdict on well-formed ``data`` (one chunk at most), decoded as ``text``."""
+    if plan.pattern is None:
+        return True  # the policy refuses no code point (WELL_FORMED)
     if plan.gates is None:
         return first_refused(data, 0, len(data), plan) is None
     # No gate's lead byte (or no gates: the policy refuses no code point).

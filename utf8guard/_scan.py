@@ -158,9 +158,16 @@ def find_violation(data: BytesLike, policy: Policy = STRICT) -> Violation | None
         TypeError: ``data`` is not bytes, bytearray or memoryview.
     """
     buf = as_buffer(data)
-    if (
-        _compiled is None  # the compiled scan beats isascii() on ASCII
-        and isinstance(buf, bytes | bytearray)
+    if _compiled is not None:  # the compiled scan beats both shortcuts below
+        return _compiled(buf, 0, len(buf), policy)
+    if compiled_is_valid is None and type(buf) is bytes and len(buf) <= CHUNK_BYTES:
+        # Valid input, the common case, gets is_valid's one-chunk verdict (up to 10x
+        # cheaper than first_violation's loop at 64 bytes); invalid input is decoded
+        # once more to place its violation.
+        if is_valid(buf, policy):
+            return None
+    elif (
+        isinstance(buf, bytes | bytearray)
         and buf.isascii()
         and plan_for(policy).ascii_clean
     ):
