@@ -7,12 +7,17 @@ up to U+FFFF, emoji above) with and without STRICT's tail byte 0xBF around them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from bench.bench_core import GENERATORS, make_corpus
 from utf8guard import IDENTIFIER, STRICT, WELL_FORMED, find_violation, reference
 from utf8guard import _scan as scan
 from utf8guard._gates import ucs4_floor
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Unicode ch. 23.7: U+FDD0..U+FDEF and the last two code points of each of 17 planes.
 NONCHARACTERS = [chr(cp) for cp in range(0xFDD0, 0xFDF0)] + [
@@ -89,7 +94,7 @@ def test_every_bench_corpus_sample(name: str, size: int) -> None:
 
 
 def test_ucs4_floor_tells_narrow_from_wide() -> None:
-    floor = ucs4_floor(scan.CHUNK_BYTES)
+    floor = ucs4_floor()
     assert floor > 0  # CPython: the layout check passed
     for text, narrow in [
         ("caf\u00e9", True),
@@ -102,19 +107,25 @@ def test_ucs4_floor_tells_narrow_from_wide() -> None:
         assert (decoded.__sizeof__() < floor + 4 * len(decoded)) is narrow, text
 
 
-def test_ucs4_floor_never_calls_text_narrow_where_sizes_do_not_fit() -> None:
-    # A size_of unlike PEP 393's layout (another Python): no str looks narrow.
-    for fake in (lambda s: 16, lambda s: 100 + len(s)):
-        floor = ucs4_floor(64, fake)
-        assert floor == -4 * 64
-        assert all(0 >= floor + 4 * n for n in range(65))
+def _refuses(text: str) -> int:
+    raise TypeError("no sizes on this Python")
+
+
+@pytest.mark.parametrize(
+    "size_of",
+    [lambda s: 16, lambda s: 100 + len(s), _refuses],
+    ids=["constant", "one-byte-units", "refuses"],
+)
+def test_ucs4_floor_is_0_where_sizes_do_not_fit(size_of: Callable[[str], int]) -> None:
+    # Sizes unlike PEP 393's layout (another Python): is_valid then never asks.
+    assert ucs4_floor(size_of) == 0
 
 
 def test_no_str_looks_narrow_the_gates_still_decide(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert scan.python_is_valid(b"")  # binds STRICT's names in the C build too
-    monkeypatch.setattr(scan, "_UCS4_FLOOR", -4 * scan.CHUNK_BYTES)
+    monkeypatch.setattr(scan, "_UCS4_FLOOR", 0)
     for context in CONTEXTS.values():
         for char in NONCHARACTERS[::7] + NEIGHBOURS:
             data = (context + char + context).encode()

@@ -120,25 +120,29 @@ def small_is_valid(data: bytes, text: str, plan: Plan) -> bool:
     )
 
 
-def ucs4_floor(max_chars: int, size_of: Callable[[str], int] | None = None) -> int:
-    """F such that a str ``s`` of up to ``max_chars`` characters holding one above
-    U+FFFF has ``s.__sizeof__() >= F + 4 * len(s)``, while a str of characters up to
-    U+FFFF decoded from bytes stays below: ``__sizeof__`` learns a str's width in O(1),
-    where ``max(s)`` walks it (1-2 us at 64 bytes).
+def ucs4_floor(size_of: Callable[[str], int] | None = None) -> int:
+    """F such that a str ``s`` holding a character above U+FFFF has
+    ``s.__sizeof__() >= F + 4 * len(s)``, while a str of characters up to U+FFFF
+    decoded from bytes stays below; 0 where that cannot be relied on (then no str
+    looks narrow). ``__sizeof__`` learns a str's width in O(1), where ``max(s)`` walks
+    it (1-2 us at 64 bytes).
 
     PEP 393: CPython keeps a str in 1, 2 or 4 bytes per character, by its largest
     one, and ``__sizeof__`` counts a fixed header, ``len(s) + 1`` such units and any
     cached UTF-8 copy (more size: a narrow str may look wide, never the reverse). The
-    layout is checked here on fresh strings; where it does not hold (another Python),
-    F is ``-4 * max_chars`` and no str looks narrow.
+    layout is checked here on fresh strings; another Python may lay out or size them
+    otherwise, or not at all.
     """
-    if size_of is None:
-        size_of = str.__sizeof__
-    floor = size_of(chr(0x10000)) - 4
-    for count in (1, 2, 7):
-        if (
-            size_of(chr(0x10000) * count) != floor + 4 * count
-            or size_of(chr(0xFFFF) * count) != floor + 2 * count - 2
-        ):
-            return -4 * max_chars
-    return floor
+    try:
+        if size_of is None:
+            size_of = str.__sizeof__
+        floor = size_of(chr(0x10000)) - 4
+        for count in (1, 2, 7):
+            if (
+                size_of(chr(0x10000) * count) != floor + 4 * count
+                or size_of(chr(0xFFFF) * count) != floor + 2 * count - 2
+            ):
+                return 0
+    except (AttributeError, TypeError):  # no __sizeof__, or one that refuses
+        return 0
+    return max(floor, 0)

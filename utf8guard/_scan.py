@@ -209,7 +209,7 @@ _STRICT_REGEX: re.Pattern[bytes]
 _STRICT_LOOKUP_A: str
 _STRICT_LOOKUP_B: str
 #: ucs4_floor(): a decoded str below _UCS4_FLOOR + 4 * len(text) in size holds no
-#: character above U+FFFF.
+#: character above U+FFFF; 0 where __sizeof__ does not tell.
 _UCS4_FLOOR: int
 
 
@@ -220,7 +220,7 @@ def _bind_strict() -> None:
     _STRICT_PLAN = plan_for(STRICT)
     _STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = tail_gate(_STRICT_PLAN)
     _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = narrow_gate(_STRICT_PLAN, _STRICT_LEAD)
-    _UCS4_FLOOR = ucs4_floor(CHUNK_BYTES)
+    _UCS4_FLOOR = ucs4_floor()
 
 
 def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
@@ -250,7 +250,7 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
                     or _STRICT_LEAD not in data
                     or _STRICT_REGEX.search(data) is None
                 )
-            if text.__sizeof__() < _UCS4_FLOOR + 4 * len(text):
+            if _UCS4_FLOOR and text.__sizeof__() < _UCS4_FLOOR + 4 * len(text):
                 # No character above U+FFFF (Cyrillic, CJK): no 4-byte gate can match.
                 return _STRICT_LEAD not in data or (
                     _STRICT_LOOKUP_A not in text
