@@ -10,6 +10,9 @@ corpora are generated here from seeded word lists, so every run measures the sam
 and nothing is downloaded. Candidates are interleaved within each round and the median
 round is reported, so a noisy neighbour slows both sides of a ratio alike.
 
+``--baseline TREE`` adds the ``is_valid`` of another checkout's package (imported under
+another name) to the same interleaved rounds: before and after in one run.
+
 Not a test: the only test runs it with the smallest settings so that it cannot rot.
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import json
 import platform
 import random
@@ -27,6 +31,7 @@ import tracemalloc
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Final
 
 from utf8guard import IMPLEMENTATION, STRICT, IncrementalValidator, is_valid
@@ -110,6 +115,8 @@ class Row:
     size: int
     decode_ns: float
     is_valid_ns: float
+    #: the baseline tree's is_valid (``--baseline``), or None
+    baseline_ns: float | None = None
 
     @property
     def ratio(self) -> float:
@@ -303,16 +310,36 @@ def _peak_bytes(fn: Callable[[], object]) -> int:
         tracemalloc.stop()
 
 
+def load_baseline(root: str) -> tuple[Callable[[bytes], object], str]:
+    """``is_valid`` and ``IMPLEMENTATION`` of the utf8guard package in checkout
+    ``root``, imported as ``utf8guard_baseline`` beside this one."""
+    init = Path(root, "utf8guard", "__init__.py")
+    spec = importlib.util.spec_from_file_location(
+        "utf8guard_baseline", init, submodule_search_locations=[str(init.parent)]
+    )
+    if spec is None or spec.loader is None or not init.is_file():
+        raise ValueError(f"no utf8guard package in {root}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.is_valid, module.IMPLEMENTATION
+
+
 def bench_rows(
-    corpora: Iterable[str], sizes: Iterable[int], timing: Timing
+    corpora: Iterable[str],
+    sizes: Iterable[int],
+    timing: Timing,
+    baseline: Callable[[bytes], object] | None = None,
 ) -> list[Row]:
     rows: list[Row] = []
-    candidates = (bytes.decode, is_valid)
+    candidates: list[Callable[[bytes], object]] = [bytes.decode, is_valid]
+    if baseline is not None:
+        candidates.append(baseline)
     for name in corpora:
         for size in sizes:
             data = make_corpus(name, size)
-            decode_ns, valid_ns = timing.compare(candidates, data)
-            rows.append(Row(name, size, decode_ns, valid_ns))
+            decode_ns, valid_ns, *base_ns = timing.compare(candidates, data)
+            rows.append(Row(name, size, decode_ns, valid_ns, *base_ns))
     return rows
 
 
@@ -358,16 +385,20 @@ def _mb_per_s(size: int, ns: float) -> float:
 
 
 def format_rows(rows: Sequence[Row]) -> str:
+    based = any(r.baseline_ns is not None for r in rows)
+    extra = (" baseline ratio |", " ---: |") if based else ("", "")
     lines = [
-        "| corpus | size | bytes.decode MB/s | is_valid MB/s | ratio | target |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
+        "| corpus | size | bytes.decode MB/s | is_valid MB/s | ratio |"
+        f"{extra[0]} target |",
+        f"| --- | ---: | ---: | ---: | ---: |{extra[1]} --- |",
     ]
     for r in rows:
         verdict = "ok" if r.ratio >= r.target else "MISS"
+        base = f" {r.decode_ns / r.baseline_ns:.2f}x |" if r.baseline_ns else ""
         lines.append(
             f"| {r.corpus} | {_size_label(r.size)} | "
             f"{_mb_per_s(r.size, r.decode_ns):,.0f} | "
-            f"{_mb_per_s(r.size, r.is_valid_ns):,.0f} | {r.ratio:.2f}x | "
+            f"{_mb_per_s(r.size, r.is_valid_ns):,.0f} | {r.ratio:.2f}x |{base} "
             f">= {r.target:.1f}x {verdict} |"
         )
     return "\n".join(lines)
@@ -437,6 +468,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-stream", action="store_true", help="skip streaming")
     parser.add_argument(
+        "--baseline",
+        metavar="TREE",
+        help="also time the is_valid of the checkout TREE (e.g. a git worktree of "
+        "main), interleaved in the same rounds",
+    )
+    parser.add_argument(
         "--clock",
         choices=list(CLOCKS),
         default="wall",
@@ -457,11 +494,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         round_ns=3_000_000 if args.quick else 10_000_000,
         clock=CLOCKS[args.clock],
     )
+    baseline, note = None, ""
+    if args.baseline:
+        try:
+            baseline, base_impl = load_baseline(args.baseline)
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        note = f"; baseline {args.baseline} ({base_impl})"
     print(
-        f"{_machine()}; implementation {IMPLEMENTATION}; {args.clock} clock, median "
-        f"of {timing.rounds} interleaved rounds\n"
+        f"{_machine()}; implementation {IMPLEMENTATION}{note}; {args.clock} clock, "
+        f"median of {timing.rounds} interleaved rounds\n"
     )
-    print(format_rows(bench_rows(args.corpora, args.sizes, timing)))
+    print(format_rows(bench_rows(args.corpora, args.sizes, timing, baseline)))
     if not args.no_stream:
         stream = bench_stream(args.corpora, args.stream_size, args.chunk, timing)
         print()

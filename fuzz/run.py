@@ -42,6 +42,7 @@ CORE_FILES: Final = tuple(
     f"*/utf8guard/{name}.py"
     for name in (
         "__init__",
+        "_gates",
         "_plan",
         "_policy",
         "_repair",

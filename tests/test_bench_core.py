@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from bench import bench_core
@@ -36,3 +39,29 @@ def test_corpus_is_exact_valid_and_reproducible(name: str) -> None:
 )
 def test_parse_size(text: str, size: int) -> None:
     assert bench_core.parse_size(text) == size
+
+
+def test_baseline_tree_joins_the_same_rounds(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # This checkout as its own baseline, imported a second time under another name
+    # (its pure build: the C extension is not loaded twice).
+    root = str(Path(bench_core.__file__).parent.parent)
+    monkeypatch.setenv("UTF8GUARD_PURE_PYTHON", "1")
+    monkeypatch.delitem(sys.modules, "utf8guard_baseline", raising=False)
+    argv = ["--quick", "--rounds", "1", "--sizes", "16", "--corpora", "russian"]
+    assert bench_core.main([*argv, "--no-stream", "--baseline", root]) == 0
+    out = capsys.readouterr().out
+    assert f"; baseline {root} (" in out
+    assert "| ratio | baseline ratio | target |" in out
+    row = next(line for line in out.splitlines() if line.startswith("| russian"))
+    assert row.count("x |") == 2  # is_valid's ratio and the baseline's
+    assert row.endswith(("ok |", "MISS |"))
+    assert sys.modules["utf8guard_baseline"].is_valid("\ufdd0".encode()) is False
+
+
+def test_baseline_without_a_package_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert bench_core.main(["--no-stream", "--baseline", str(tmp_path)]) == 2
+    assert f"no utf8guard package in {tmp_path}" in capsys.readouterr().err

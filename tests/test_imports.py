@@ -97,13 +97,14 @@ def test_import_leaves_deferred_modules_unimported(module: str, pure: bool) -> N
 def test_c_build_compiles_no_plan_at_import() -> None:
     # The C build needs no regex at import (issue 28); the pure-Python is_valid,
     # asked for by name, compiles STRICT's plan then and agrees with the standard:
-    # U+FFFE is a noncharacter (Unicode ch. 23.7), U+00E9 is not.
+    # U+FDD0 is a noncharacter (Unicode ch. 23.7; its regex gate imports re), U+00E9
+    # is not.
     code = (
         "import utf8guard\n"
         "from utf8guard import _scan\n"
         "print(utf8guard.IMPLEMENTATION, 're' in sys.modules)\n"
         "check = _scan.python_is_valid\n"
-        "print(check(b'\\xef\\xbf\\xbe'), check(b'\\xc3\\xa9'), 're' in sys.modules)\n"
+        "print(check(b'\\xef\\xb7\\x90'), check(b'\\xc3\\xa9'), 're' in sys.modules)\n"
         "print(check is _scan.python_is_valid, hasattr(_scan, 'no_such_name'))\n"
     )
     lines = _fresh(code, pure=False).splitlines()

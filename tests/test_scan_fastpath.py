@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from itertools import product
-from typing import TYPE_CHECKING
 
 import pytest
 
@@ -25,20 +24,11 @@ from utf8guard import (
     reference,
 )
 from utf8guard import _scan as scan
-from utf8guard._plan import (
-    Plan,
-    gate_pairs,
-    narrow_gate,
-    plan_for,
-    strict_tail_other,
-    tail_gate,
-)
+from utf8guard._gates import TRANSLATE_MAX_BYTES
+from utf8guard._plan import narrow_gate, plan_for, tail_gate
 from utf8guard._policy import refused_ranges
 
 from .conftest import ALL_POLICIES, FLAGS
-
-if TYPE_CHECKING:
-    from utf8guard._plan import Gate
 
 NO_PRIVATE_USE = Policy(allow_private_use=False)  # too many code points for gates
 POLICIES = [STRICT, WELL_FORMED, IDENTIFIER, NO_PRIVATE_USE, Policy(allow_bom=False)]
@@ -85,7 +75,7 @@ def test_small_input_matches_reference(case: str, data: bytes, policy: Policy) -
 def test_large_input_matches_reference(case: str, data: bytes, policy: Policy) -> None:
     # Past TRANSLATE_MAX_BYTES, then past one chunk, where gates search a sub-range.
     found = reference.find_violation(data, policy)
-    for pad in (scan.TRANSLATE_MAX_BYTES, CHUNK - 2):
+    for pad in (TRANSLATE_MAX_BYTES, CHUNK - 2):
         padding = "\u00e9".encode() * (pad // 2)  # valid under every policy here
         expected = found and Violation(
             found.kind, found.start + len(padding), found.end + len(padding)
@@ -181,7 +171,7 @@ def test_gates_cover_every_policy(policy: Policy) -> None:
         for context in ("a", "\u4f60", "\U0001f600"):
             small = (context + chr(cp)).encode()
             expected = reference.is_valid(small, policy)
-            large = "\u00e9".encode() * (scan.TRANSLATE_MAX_BYTES // 2) + small
+            large = "\u00e9".encode() * (TRANSLATE_MAX_BYTES // 2) + small
             for data, predicate in product((small, large), PREDICATES):
                 assert predicate(data, policy) == expected, (cp, context, policy)
             view = memoryview(small)
@@ -307,60 +297,8 @@ def test_screen_in_each_script(unit: str, size: int) -> None:
 
 
 def test_narrow_gate_needs_4_byte_gates_and_one_other() -> None:
-    wide, *lookups = narrow_gate(plan_for(STRICT), 0xEF)
-    assert (wide, lookups) == ((0xF4, 0xF3, 0xF2, 0xF1, 0xF0), ["\ufffe", "\uffff"])
+    assert narrow_gate(plan_for(STRICT), 0xEF) == ("\ufffe", "\uffff")
     with pytest.raises(ValueError, match="4-byte gates and one other"):
         narrow_gate(plan_for(IDENTIFIER), 0xEF)
     with pytest.raises(ValueError, match="4-byte gates and one other"):
         narrow_gate(plan_for(STRICT), 0xF0)
-
-
-def _gated_policies() -> list[Policy]:
-    return [p for p in ALL_POLICIES if plan_for(p).gates is not None]
-
-
-@pytest.mark.parametrize("policy", _gated_policies(), ids=str)
-def test_every_gated_code_point_holds_a_gate_pair(policy: Policy) -> None:
-    """The oracle is the policy's own refused set: each refused code point's UTF-8
-    (RFC 3629) holds one of the pairs; a refused ASCII code point (one byte) has no
-    pair, and gate_pairs refuses such a plan."""
-    refused = [
-        cp
-        for _, ranges in refused_ranges(policy)
-        for lo, hi in ranges
-        for cp in range(lo, hi + 1)
-    ]
-    if not refused:
-        assert gate_pairs(plan_for(policy)) == ()
-        return
-    if min(refused) < 0x80:
-        with pytest.raises(ValueError, match="two bytes or more"):
-            gate_pairs(plan_for(policy))
-        return
-    pairs = gate_pairs(plan_for(policy))
-    for cp in refused:
-        assert any(pair in chr(cp).encode() for pair in pairs), hex(cp)
-
-
-def _with_gates(plan: Plan, gates: tuple[Gate, ...] | None) -> Plan:
-    """``plan`` with other gates (a Plan is immutable)."""
-    p = plan
-    return Plan(
-        p.pattern, p.ascii_clean, gates, p.leads, p.tails, p.tail_byte, p.patterns
-    )
-
-
-def test_gate_pairs_of_strict_and_of_a_plan_without_gates() -> None:
-    assert gate_pairs(plan_for(STRICT)) == (b"\xbf\xbe", b"\xbf\xbf", b"\xef\xb7")
-    ungated = _with_gates(plan_for(STRICT), None)
-    with pytest.raises(ValueError, match="plan with gates"):
-        gate_pairs(ungated)
-
-
-def test_strict_tail_other_needs_its_three_pairs() -> None:
-    plan = plan_for(STRICT)
-    assert strict_tail_other(plan) == 0xBE
-    # U+FFFD (EF BF BD) looked up too: a second T x pair.
-    wider = _with_gates(plan, (*(plan.gates or ()), (0xEF, ("\ufffd",), ())))
-    with pytest.raises(ValueError, match="T x, T T and one regex prefix"):
-        strict_tail_other(wider)

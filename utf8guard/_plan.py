@@ -28,14 +28,7 @@ if TYPE_CHECKING:
     #: of its own.
     Gate = tuple[int, tuple[str, ...], tuple[tuple[int, re.Pattern[bytes]], ...]]
 
-__all__ = [
-    "Plan",
-    "gate_pairs",
-    "narrow_gate",
-    "plan_for",
-    "strict_tail_other",
-    "tail_gate",
-]
+__all__ = ["Plan", "narrow_gate", "plan_for", "tail_gate"]
 
 #: A policy refusing more code points than this gets no gates (private use has 137k).
 MAX_GATED_CODE_POINTS: Final = 256
@@ -263,66 +256,22 @@ def tail_gate(plan: Plan) -> tuple[int, int, int, re.Pattern[bytes]]:
     return (plan.tail_byte, *plan.patterns[0])
 
 
-def narrow_gate(plan: Plan, lead: int) -> tuple[tuple[int, ...], str, str]:
-    """``plan``'s 4-byte gate leads and the two lookups of its gate for ``lead``, the
-    only other gate: ``(wide_leads, lookup, lookup)``.
+def narrow_gate(plan: Plan, lead: int) -> tuple[str, str]:
+    """The two lookups of ``plan``'s gate for ``lead``, whose other gates are all for
+    4-byte leads: in text with no character above U+FFFF (no 4-byte sequence), that
+    gate is the only one which can match.
 
     Raises:
         ValueError: ``plan`` has other gates or not two lookups for ``lead``.
     """
     gates = plan.gates or ()
-    wide = tuple(gate_lead for gate_lead, _, _ in gates if gate_lead != lead)
+    wide = [gate_lead for gate_lead, _, _ in gates if gate_lead != lead]
     lookups = [chars for gate_lead, chars, _ in gates if gate_lead == lead]
     if (
         any(LEADS[gate_lead].length != MAX_SEQUENCE_BYTES for gate_lead in wide)
         or len(lookups) != 1
         or len(lookups[0]) != 2  # is_valid binds two names
     ):
-        raise ValueError("the one-chunk fast path needs 4-byte gates and one other")
+        raise ValueError("the narrow-text fast path needs 4-byte gates and one other")
     first, second = lookups[0]
-    return wide, first, second
-
-
-def gate_pairs(plan: Plan) -> tuple[bytes, ...]:
-    """Two-byte strings, one of which the encoding of every code point ``plan``'s gates
-    cover holds: each looked-up character's last two bytes, each regex gate's lead and
-    second byte (its prefix). Well-formed input holding none of them holds no refused
-    code point. STRICT: ``BF BE``, ``BF BF`` and ``EF B7``.
-
-    Raises:
-        ValueError: ``plan`` has no gates (too many refused code points) or a
-            looked-up character shorter than two bytes.
-    """
-    if plan.gates is None:
-        raise ValueError("the pair test needs a plan with gates")
-    lookups = {char.encode() for _, chars, _ in plan.gates for char in chars}
-    if any(len(encoding) < 2 for encoding in lookups):
-        raise ValueError("the pair test needs characters of two bytes or more")
-    pairs = {encoding[-2:] for encoding in lookups}
-    pairs |= {
-        bytes((lead, second))
-        for lead, _, regexes in plan.gates
-        for second, _ in regexes
-    }
-    return tuple(sorted(pairs))
-
-
-def strict_tail_other(plan: Plan) -> int:
-    """The byte ``x`` when ``plan``'s pairs (gate_pairs) are exactly ``T x``, ``T T``
-    and its one regex gate's prefix, ``T`` being its tail byte: then well-formed input
-    holding no ``x`` and at most one ``T`` can only hold a refused code point through
-    the regex gate. STRICT: 0xBE (``BF BE``, ``BF BF``, ``EF B7``).
-
-    Raises:
-        ValueError: ``plan``'s pairs have another shape.
-    """
-    tail, lead, second, _ = tail_gate(plan)
-    pairs = gate_pairs(plan)
-    others = [pair[1] for pair in pairs if pair[0] == tail and pair[1] != tail]
-    if len(others) != 1 or set(pairs) != {
-        bytes((tail, others[0])),
-        bytes((tail, tail)),
-        bytes((lead, second)),
-    }:
-        raise ValueError("the pair test needs the pairs T x, T T and one regex prefix")
-    return others[0]
+    return first, second

@@ -2,10 +2,9 @@
 
 Fast path: CPython's own C machinery does the byte work. ``bytes.isascii`` settles pure
 ASCII, the strict UTF-8 codec checks well-formedness in bounded chunks (so memory stays
-O(chunk)), and gates rule out refused code points in each decoded chunk: memchr for
-their lead bytes, then lookups in the decoded text or literal-prefix regexes. Only where
-a gate finds one does the policy's full regex run, and Python-level classification
-runs only where something is wrong. ``bench/README.md`` has the measurements.
+O(chunk)), and the plan's gates (``_gates``) rule out refused code points in each
+decoded chunk. Python-level classification runs only where something is wrong.
+``bench/README.md`` has the measurements.
 """
 
 from __future__ import annotations
@@ -13,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ._accel import compiled_first_violation, compiled_is_valid
-from ._plan import Plan, narrow_gate, plan_for, strict_tail_other, tail_gate
+from ._gates import first_refused, may_refuse, small_is_valid, ucs4_floor
+from ._plan import Plan, narrow_gate, plan_for, tail_gate
 from ._policy import STRICT, Policy
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind, Utf8Error, Violation
@@ -46,9 +46,6 @@ CHUNK_BYTES: Final = 1 << 16
 #: violations must not cost a full chunk each (every UnicodeDecodeError copies the slice
 #: it was given).
 RESUME_BYTES: Final = 256
-#: Up to this size one bytes.translate() finds all gate lead bytes faster than one
-#: memchr per gate (measured: 55 ns against 245 ns at 64 bytes, even at 512).
-TRANSLATE_MAX_BYTES: Final = 512
 
 #: The compiled first_violation (utf8guard._speedups), or None for pure Python.
 _compiled = compiled_first_violation
@@ -109,78 +106,6 @@ def classify(buf: BytesLike, start: int, end: int, limit: int) -> Kind:
     return Kind.TRUNCATED
 
 
-def _holds(haystack: bytes | bytearray, byte: int, start: int, end: int) -> bool:
-    """``byte`` occurs in ``haystack[start:end]`` (memchr, no slice copied)."""
-    if start == 0 and end == len(haystack):
-        return byte in haystack
-    return haystack.find(byte, start, end) >= 0
-
-
-def _may_refuse(
-    buf: BytesLike,
-    start: int,
-    end: int,
-    text: str,
-    plan: Plan,
-) -> bool:
-    """False only if the well-formed ``buf[start:end]``, decoded as ``text``, holds
-    no code point the gates cover; cheap when their lead bytes are absent (memchr).
-    """
-    if not isinstance(buf, bytes | bytearray):
-        # A memoryview has no find(): all its gates are opened.
-        return _open_gates_match(buf, start, end, text, plan)
-    if plan.tail_byte is not None and not _holds(buf, plan.tail_byte, start, end):
-        # Every looked-up character's encoding holds tail_byte: only regexes are left.
-        for lead, second, regex in plan.patterns:
-            if (
-                _holds(buf, lead, start, end)
-                and _holds(buf, second, start, end)
-                and regex.search(buf, start, end)
-            ):
-                return True
-        return False
-    whole = start == 0 and end == len(buf)
-    wide = False  # seen a 4-byte lead: text has 4 bytes per character
-    tails_found: bool | None = None
-    # The hot loop: _holds inlined (a call costs as much as the memchr on 4 KiB).
-    for lead, chars, patterns in plan.gates or ():
-        if lead not in buf if whole else buf.find(lead, start, end) < 0:
-            continue
-        wide = wide or LEADS[lead].length == MAX_SEQUENCE_BYTES
-        if chars and wide and plan.tails is not None:
-            if tails_found is None:
-                tails_found = plan.tails.search(buf, start, end) is not None
-            chars = chars if tails_found else ()
-        for char in chars:
-            if char in text:
-                return True
-        for second, pattern in patterns:
-            if (
-                second in buf if whole else buf.find(second, start, end) >= 0
-            ) and pattern.search(buf, start, end):
-                return True
-    return False
-
-
-def _open_gates_match(
-    buf: BytesLike, start: int, end: int, text: str, plan: Plan
-) -> bool:
-    """Every gate opened: each looked-up character in ``text``, then each regex."""
-    return any(
-        char in text for _, chars, _ in plan.gates or () for char in chars
-    ) or any(regex.search(buf, start, end) is not None for _, _, regex in plan.patterns)
-
-
-def _refused(buf: BytesLike, start: int, end: int, plan: Plan) -> Violation | None:
-    """The first refused code point in the well-formed region ``buf[start:end]``."""
-    if plan.pattern is None or start >= end:
-        return None
-    match = plan.pattern.search(buf, start, end)
-    if match is None:
-        return None
-    return Violation(Kind(match.lastgroup), match.start(), match.end())
-
-
 def first_violation(
     buf: BytesLike, start: int, end: int, policy: Policy, window: int = CHUNK_BYTES
 ) -> Violation | None:
@@ -211,12 +136,12 @@ def first_violation(
             text = str(chunk, "utf-8")
         except UnicodeDecodeError as exc:
             bad_start, bad_end = pos + exc.start, pos + exc.end
-            return _refused(buf, pos, bad_start, plan) or Violation(
+            return first_refused(buf, pos, bad_start, plan) or Violation(
                 classify(buf, bad_start, bad_end, stop), bad_start, bad_end
             )
         if plan.pattern is not None and not (plan.ascii_clean and text.isascii()):
-            if plan.gates is None or _may_refuse(buf, pos, stop, text, plan):
-                found = _refused(buf, pos, stop, plan)
+            if plan.gates is None or may_refuse(buf, pos, stop, text, plan):
+                found = first_refused(buf, pos, stop, plan)
                 if found is not None:
                     return found
         pos = stop
@@ -233,9 +158,16 @@ def find_violation(data: BytesLike, policy: Policy = STRICT) -> Violation | None
         TypeError: ``data`` is not bytes, bytearray or memoryview.
     """
     buf = as_buffer(data)
-    if (
-        _compiled is None  # the compiled scan beats isascii() on ASCII
-        and isinstance(buf, bytes | bytearray)
+    if _compiled is not None:  # the compiled scan beats both shortcuts below
+        return _compiled(buf, 0, len(buf), policy)
+    if compiled_is_valid is None and type(buf) is bytes and len(buf) <= CHUNK_BYTES:
+        # Valid input, the common case, gets is_valid's one-chunk verdict (up to 10x
+        # cheaper than first_violation's loop at 64 bytes); invalid input is decoded
+        # once more to place its violation.
+        if is_valid(buf, policy):
+            return None
+    elif (
+        isinstance(buf, bytes | bytearray)
         and buf.isascii()
         and plan_for(policy).ascii_clean
     ):
@@ -265,31 +197,30 @@ def iter_violations(data: BytesLike, policy: Policy = STRICT) -> Iterator[Violat
 
 #: STRICT's plan and gates, bound to module names by _bind_strict: the pure-Python
 #: is_valid reads them on every call, and each attribute read costs about as much as
-#: a memchr over 16 bytes. Every noncharacter's encoding holds one of
-#: gate_pairs(STRICT's plan): BF BE, BF BF (the tail byte twice) or EF B7 (the regex
-#: gate); is_valid reads the first pair's second byte (0xBE) from _STRICT_TAIL_OTHER
-#: and checks for the others by the other names.
+#: a memchr over 16 bytes. Every noncharacter's UTF-8 holds the tail byte (0xBF:
+#: U+nFFFE, U+nFFFF) or the regex gate's prefix (EF B7: U+FDD0..U+FDEF); in text with
+#: no character above U+FFFF only the lead's lookups (U+FFFE, U+FFFF) and that regex
+#: are left (narrow_gate checked every other gate is a 4-byte lead's).
 _STRICT_PLAN: Plan
 _STRICT_TAIL: int
 _STRICT_LEAD: int
 _STRICT_SECOND: int
 _STRICT_REGEX: re.Pattern[bytes]
-_STRICT_WIDE: tuple[int, ...]
 _STRICT_LOOKUP_A: str
 _STRICT_LOOKUP_B: str
-_STRICT_TAIL_OTHER: int
+#: ucs4_floor(): a decoded str below _UCS4_FLOOR + 4 * len(text) in size holds no
+#: character above U+FFFF; 0 where __sizeof__ does not tell.
+_UCS4_FLOOR: int
 
 
 def _bind_strict() -> None:
     """Compile STRICT's plan and bind its gates to the names above."""
     global _STRICT_PLAN, _STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX
-    global _STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B, _STRICT_TAIL_OTHER
+    global _STRICT_LOOKUP_A, _STRICT_LOOKUP_B, _UCS4_FLOOR
     _STRICT_PLAN = plan_for(STRICT)
     _STRICT_TAIL, _STRICT_LEAD, _STRICT_SECOND, _STRICT_REGEX = tail_gate(_STRICT_PLAN)
-    _STRICT_WIDE, _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = narrow_gate(
-        _STRICT_PLAN, _STRICT_LEAD
-    )
-    _STRICT_TAIL_OTHER = strict_tail_other(_STRICT_PLAN)
+    _STRICT_LOOKUP_A, _STRICT_LOOKUP_B = narrow_gate(_STRICT_PLAN, _STRICT_LEAD)
+    _UCS4_FLOOR = ucs4_floor()
 
 
 def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
@@ -311,40 +242,24 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
                 text = data.decode()
             except UnicodeDecodeError:
                 return False  # ill-formed: refused under every policy
-            # _may_refuse's first test, inlined and widened: no BF BE or BF BF can
-            # occur (no 0xBF; or no 0xBE and one 0xBF at most: CJK and Cyrillic text
-            # hold 0xBF often, those pairs hardly ever), so no U+nFFFE/F; then
-            # U+FDD0..U+FDEF needs EF and B7 before its regex can match.
-            if (
-                _STRICT_TAIL not in data
-                or (_STRICT_TAIL_OTHER not in data and data.count(_STRICT_TAIL) < 2)
-            ) and (
-                _STRICT_LEAD not in data
-                or _STRICT_SECOND not in data
-                or _STRICT_REGEX.search(data) is None
-            ):
-                return True
-            # _small_is_valid's test for small input, inlined: no gate's lead byte.
-            if len(data) <= TRANSLATE_MAX_BYTES:
-                if 1 not in data.translate(_STRICT_PLAN.leads):
-                    return True
-            else:
-                for lead in _STRICT_WIDE:
-                    if lead in data:
-                        break
-                else:
-                    # _may_refuse inlined where no 4-byte gate lead occurs: only the
-                    # gate for _STRICT_LEAD is left, its two lookups, then the plan's
-                    # one regex (tail_gate checked there is one).
-                    return _STRICT_LEAD not in data or not (
-                        _STRICT_LOOKUP_A in text
-                        or _STRICT_LOOKUP_B in text
-                        or (
-                            _STRICT_SECOND in data
-                            and _STRICT_REGEX.search(data) is not None
-                        )
+            # Exact, not only gates: a regex match or a lookup found is a refusal.
+            if _STRICT_TAIL not in data:
+                # No U+nFFFE/F: only U+FDD0..U+FDEF (EF B7 90..AF) is left.
+                return (
+                    _STRICT_SECOND not in data
+                    or _STRICT_LEAD not in data
+                    or _STRICT_REGEX.search(data) is None
+                )
+            if _UCS4_FLOOR and text.__sizeof__() < _UCS4_FLOOR + 4 * len(text):
+                # No character above U+FFFF (Cyrillic, CJK): no 4-byte gate can match.
+                return _STRICT_LEAD not in data or (
+                    _STRICT_LOOKUP_A not in text
+                    and _STRICT_LOOKUP_B not in text
+                    and (
+                        _STRICT_SECOND not in data or _STRICT_REGEX.search(data) is None
                     )
-            return _small_is_valid(data, text, _STRICT_PLAN)
+                )
+            return small_is_valid(data, text, _STRICT_PLAN)
     if type(data) is not bytes or len(data) > CHUNK_BYTES:
         return find_violation(data, policy) is None
     # Small bytes: first_violation's checks on one chunk, inlined, since each layer
@@ -358,20 +273,7 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
         text = data.decode()
     except UnicodeDecodeError:
         return False
-    return _small_is_valid(data, text, plan)
-
-
-def _small_is_valid(data: bytes, text: str, plan: Plan) -> bool:
-    """The verdict on well-formed ``data`` (one chunk at most), decoded as ``text``."""
-    if plan.gates is None:
-        return _refused(data, 0, len(data), plan) is None
-    # No gate's lead byte (or no gates: the policy refuses no code point).
-    if len(data) <= TRANSLATE_MAX_BYTES and 1 not in data.translate(plan.leads):
-        return True
-    return (
-        not _may_refuse(data, 0, len(data), text, plan)
-        or _refused(data, 0, len(data), plan) is None
-    )
+    return small_is_valid(data, text, plan)
 
 
 _python_is_valid = is_valid
