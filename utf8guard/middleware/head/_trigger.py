@@ -8,12 +8,11 @@ for the bytes that rule needs to find anything: its :class:`Trigger`'s needles.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..._lazy_pattern import lazy_pattern
 
 # Only mypy reads re here: importing the lane compiles no pattern (issue 28).
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
