@@ -55,7 +55,7 @@ def test_main_prints_a_row_per_build_and_module_and_construction(
             assert f"| {build} | {module} | " in out
         # Each CONSTRUCTED statement ran (one that failed to build its middleware
         # would have raised CalledProcessError) and got its row.
-        for label in bench_import.CONSTRUCTED:
+        for label in (*bench_import.CONSTRUCTED, *bench_import.FIRST_REQUEST):
             assert f"| {build} | `{label}` | " in out
     assert "load average before:" in out
 
@@ -66,3 +66,12 @@ def test_instructions_count_more_for_an_import_than_for_pass() -> None:
     assert bench_import.instructions("C", "import json") > bench_import.instructions(
         "C", "pass"
     )
+
+
+@pytest.mark.parametrize("build", sorted(bench_import.BUILDS))
+@pytest.mark.parametrize("label", sorted(bench_import.FIRST_REQUEST))
+def test_a_first_request_reaches_the_app(build: str, label: str) -> None:
+    # The cold start's first GET is clean: the guard passes it to the wrapped app
+    # (each statement prints what only the app produces), in both builds.
+    statement = bench_import.FIRST_REQUEST[label]
+    assert bench_import._python(build, statement).stdout == "app reached\n"

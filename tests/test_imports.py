@@ -151,10 +151,10 @@ def test_deferred_imports_work_at_first_use() -> None:
     ]
 
 
-#: The package's modules that compile a regular expression when imported: the lane's
-#: triggers, built from the rules' tables as the lane loads (issue 24). Every other
-#: pattern is a ``lazy_pattern``, compiled at its first use.
-COMPILES_AT_IMPORT: Final = frozenset({"utf8guard/middleware/head/_trigger.py"})
+#: The package's modules that compile a regular expression when imported: none. Every
+#: pattern is a ``lazy_pattern``, compiled at its first use; the lane's triggers too
+#: (``_trigger.pattern_of``, issue 28).
+COMPILES_AT_IMPORT: Final[frozenset[str]] = frozenset()
 
 
 @pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
@@ -221,3 +221,40 @@ def test_body_inspectors_load_with_their_first_body(pure: bool) -> None:
         "True ['json', 'utf8guard.middleware.body._decompress', 'zlib',"
         " 'utf8guard.middleware.body._multipart']",
     ]
+
+
+#: What each adapter of ``utf8guard.middleware`` imports that the other does not
+#: (issue 28: the package loads an adapter at its first lookup).
+ADAPTER_ONLY: Final = {
+    "Utf8GuardMiddleware": (
+        "utf8guard.middleware.asgi",
+        "utf8guard.middleware.adapter._asgi_receive",
+        "utf8guard.middleware.adapter._asgi_response",
+        "utf8guard.middleware.adapter._asgi_scope",
+    ),
+    "Utf8GuardWSGIMiddleware": (
+        "utf8guard.middleware.wsgi",
+        "utf8guard.middleware.adapter._wsgi_environ",
+        "utf8guard.middleware.adapter._wsgi_input",
+        "utf8guard.middleware.adapter._wsgi_response",
+        "utf8guard.middleware.head._wsgi_lane",
+    ),
+}
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+@pytest.mark.parametrize("name", sorted(ADAPTER_ONLY))
+def test_each_adapter_imports_without_the_other(name: str, pure: bool) -> None:
+    # The package alone loads neither adapter; one adapter's class loads its own
+    # modules and none of the other's, nor Django's.
+    (other,) = set(ADAPTER_ONLY) - {name}
+    code = (
+        "import utf8guard.middleware\n"
+        f"print(sorted(m for m in {ADAPTER_ONLY!r}[{name!r}] if m in sys.modules))\n"
+        f"from utf8guard.middleware import {name}\n"
+        "print('\\n'.join(sys.modules))\n"
+    )
+    before, *loaded = _fresh(code, pure=pure).splitlines()
+    assert before == "[]"
+    assert set(ADAPTER_ONLY[name]) <= set(loaded)
+    assert set(loaded) & {*ADAPTER_ONLY[other], "utf8guard.middleware.django"} == set()

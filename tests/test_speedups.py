@@ -403,6 +403,35 @@ def test_every_set_is_checked_when_first_refused() -> None:
     assert (result.returncode, result.stdout) == (0, ""), result.stderr
 
 
+@speedups_only
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [(patch, message) for _, patch, message, when in BROKEN_TABLES if when == "use"],
+    ids=[name for name, _, _, when in BROKEN_TABLES if when == "use"],
+)
+def test_the_baseline_sweep_finds_the_same_differences(
+    patch: str, message: str
+) -> None:
+    """The sets are swept with AVX2 when the kernel is avx2 or avx512, else with the
+    baseline build of the same loop: under the scalar kernel each broken set is
+    refused the same way (the test above covers the kernel this CPU picks)."""
+    code = (
+        "import os\n"
+        "import utf8guard._policy as p\n"
+        f"{patch}\n"
+        f"del os.environ[{_accel.PURE_PYTHON_ENV!r}]\n"
+        "from utf8guard import _speedups\n"
+        "_speedups.set_isa('scalar')\n" + _USE_EVERY_SET + "\n"
+        "print('isa:', _speedups.isa())\n"
+    )
+    result = run_pure(code)
+    assert result.returncode == 0, result.stderr
+    *refusals, isa = result.stdout.splitlines()
+    assert isa == "isa: scalar"
+    assert len(refusals) == 2, result.stdout
+    assert all(line.startswith(f"refused: {message}") for line in refusals), refusals
+
+
 # --- the public API on both implementations ----------------------------------------
 
 

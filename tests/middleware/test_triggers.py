@@ -31,7 +31,7 @@ from utf8guard.middleware.head._request import RequestHead, inspect_head
 from utf8guard.middleware.head._trigger import (
     Trigger,
     gate_of,
-    search_of,
+    pattern_of,
     second_marks_of,
 )
 
@@ -147,9 +147,9 @@ def test_a_search_finds_what_in_finds(needles: tuple[bytes, ...], value: bytes) 
     """The compiled search and gate against ``any(needle in value ...)`` (bytes
     drawn from a small alphabet, so needles do occur)."""
     expected = any(needle in value for needle in needles)
-    assert bool(search_of(needles)(value)) is expected
-    marks, search, byte = gate_of(needles)
-    assert (0 in value.translate(marks) and bool(search(value))) is expected
+    assert bool(pattern_of(needles).search(value)) is expected
+    marks, pattern, byte = gate_of(needles)
+    assert (0 in value.translate(marks) and bool(pattern.search(value))) is expected
     if byte is not None:
         assert (byte in value) is expected
     assert (byte is not None) is (len(needles) == 1 and len(needles[0]) == 1)
@@ -361,9 +361,9 @@ def test_query_needles_without_an_escape_are_looked_for(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A query needle that needs no "%" is looked for in every query, decoded."""
-    marks, search, byte = gate_of((b"%", b"a b"))
+    marks, pattern, byte = gate_of((b"%", b"a b"))
     monkeypatch.setattr(_clean, "_QUERY_MARKS", marks)
-    monkeypatch.setattr(_clean, "_QUERY_SEARCH", search)
+    monkeypatch.setattr(_clean, "_QUERY_PATTERN", pattern)
     monkeypatch.setattr(_clean, "_QUERY_BYTE", byte)
     monkeypatch.setattr(_clean, "_QUERY_PLAIN_NEEDLE", True)
     assert not _clean._is_clean_query(b"q=a+b", IDENTIFIER)
@@ -402,10 +402,20 @@ def test_longer_decoded_path_needles_are_looked_for(
 ) -> None:
     """The lane's search of the decoded path takes any needle a rule declares, not
     only the single bytes declared today."""
-    marks, search, _ = gate_of((b"ab", "\u00e9".encode()))
+    marks, pattern, _ = gate_of((b"ab", "\u00e9".encode()))
     monkeypatch.setattr(_clean, "_DECODED_PATH_MARKS", marks)
-    monkeypatch.setattr(_clean, "_DECODED_PATH_SEARCH", search)
+    monkeypatch.setattr(_clean, "_DECODED_PATH_PATTERN", pattern)
     policy = GuardConfig().effective_path_policy
     assert not _clean._is_clean_path(b"/xaby", None, policy, True)
     assert not _clean._is_clean_path(b"/x%C3%A9y", None, policy, True)
     assert _clean._is_clean_path(b"/xay", None, policy, True)
+
+
+def test_a_pattern_takes_every_byte_literally() -> None:
+    """``pattern_of`` escapes each byte itself (no ``re.escape``): every byte, the
+    regular expression syntax and NUL among them, is found exactly where it is."""
+    for byte in range(256):
+        needle = bytes([byte])
+        pattern = pattern_of((needle, needle + b"*"))
+        assert pattern.search(b"x" + needle) is not None
+        assert pattern.search(bytes(range(256)).replace(needle, b"")) is None

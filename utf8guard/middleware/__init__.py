@@ -7,7 +7,6 @@ decisions live in a framework-free, sans-I/O engine shared by every adapter; no 
 framework is imported here.
 """
 
-from .asgi import Utf8GuardMiddleware
 from .engine._config import GuardConfig, GuardOptions, Mode
 from .engine._finding import (
     Finding,
@@ -17,7 +16,30 @@ from .engine._finding import (
     ViolationEvent,
 )
 from .engine._respond import Refusal
-from .wsgi import Utf8GuardWSGIMiddleware
+
+# Each adapter is imported with its first lookup here (PEP 562): an ASGI app does not
+# import the WSGI half, nor a WSGI app the ASGI one (issue 28). mypy reads the names
+# from the imports below and sees no module __getattr__, so a misspelt name stays an
+# error.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .asgi import Utf8GuardMiddleware
+    from .wsgi import Utf8GuardWSGIMiddleware
+else:
+
+    def __getattr__(name: str) -> object:
+        if name == "Utf8GuardMiddleware":
+            from .asgi import Utf8GuardMiddleware as adapter
+        elif name == "Utf8GuardWSGIMiddleware":
+            from .wsgi import Utf8GuardWSGIMiddleware as adapter
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = adapter  # the next lookup is a plain one
+        return adapter
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Finding",

@@ -37,7 +37,7 @@ from ._lane_table import TRIGGERS, Triggers
 from ._percent import strict_unquote
 from ._request import RequestHead
 from ._target import LOOKALIKE
-from ._trigger import gate_of, search_of, second_marks_of
+from ._trigger import gate_of, pattern_of, second_marks_of
 
 # The header half (_clean_fields) and the table (_lane_table) are re-exported: the
 # lanes and the C loader know this module as the lane's entry.
@@ -63,17 +63,17 @@ __all__ = [
 # times the search itself.
 _PERCENT: Final = 0x25
 
-# Each location's needles, compiled once (_trigger.Gate: a translate pass, then a
-# search only where a needle may be).
+# Each location's needles, compiled at their first search (_trigger.Gate: a translate
+# pass, then a search only where a needle may be).
 #: Looked for in "/" + the raw path in lower case (so an upper-case needle is never
 #: found, as in the C lane).
-_RAW_PATH_SEARCH: Final = search_of(TRIGGERS.raw_path.needles)
+_RAW_PATH_PATTERN: Final = pattern_of(TRIGGERS.raw_path.needles)
 #: The raw path's gate: its needles' second bytes ("." "2" "5"), rarer in a path than
 #: their first ("/" "%"), at which the search would stop (about 3.7k instructions a
 #: head, bench_lane).
 _RAW_PATH_MARKS: Final = second_marks_of(TRIGGERS.raw_path.needles)
-_DECODED_PATH_MARKS, _DECODED_PATH_SEARCH, _ = gate_of(TRIGGERS.decoded_path.needles)
-_QUERY_MARKS, _QUERY_SEARCH, _QUERY_BYTE = gate_of(TRIGGERS.decoded_query.needles)
+_DECODED_PATH_MARKS, _DECODED_PATH_PATTERN, _ = gate_of(TRIGGERS.decoded_path.needles)
+_QUERY_MARKS, _QUERY_PATTERN, _QUERY_BYTE = gate_of(TRIGGERS.decoded_query.needles)
 #: Whether a query needle can occur where no "%" is: then every query is decoded.
 _QUERY_PLAIN_NEEDLE: Final = any(b"%" not in n for n in TRIGGERS.decoded_query.needles)
 
@@ -146,13 +146,17 @@ def _is_clean_path(
     if not raw.isascii():
         return False
     slashed = b"/" + raw
-    if 0 in slashed.translate(_RAW_PATH_MARKS) and _RAW_PATH_SEARCH(slashed.lower()):
+    if 0 in slashed.translate(_RAW_PATH_MARKS) and _RAW_PATH_PATTERN.search(
+        slashed.lower()
+    ):
         return False
     # None: a malformed escape.
     decoded = strict_unquote(raw) if _PERCENT in raw else raw
     if decoded is None:
         return False
-    if 0 in decoded.translate(_DECODED_PATH_MARKS) and _DECODED_PATH_SEARCH(decoded):
+    if 0 in decoded.translate(_DECODED_PATH_MARKS) and _DECODED_PATH_PATTERN.search(
+        decoded
+    ):
         return False
     if app_path is not None and app_path != decoded:
         return False
@@ -178,7 +182,7 @@ def _is_clean_query(query: bytes, policy: Policy) -> bool:
     if _QUERY_BYTE is not None:
         if _QUERY_BYTE in decoded:
             return False
-    elif 0 in decoded.translate(_QUERY_MARKS) and _QUERY_SEARCH(decoded):
+    elif 0 in decoded.translate(_QUERY_MARKS) and _QUERY_PATTERN.search(decoded):
         return False
     return is_valid(decoded, policy)
 

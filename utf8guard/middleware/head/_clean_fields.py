@@ -56,7 +56,7 @@ _NUL: Final = 0x00
 _ONCE: Final = TRIGGERS.once
 _DECLINED_NAMES: Final = frozenset(TRIGGERS.declined)
 
-_VALUE_MARKS, _VALUE_SEARCH, _ = gate_of(TRIGGERS.values.needles)
+_VALUE_MARKS, _VALUE_PATTERN, _ = gate_of(TRIGGERS.values.needles)
 #: Printable ASCII but the bytes of value needles: values of only these hold none.
 _VALUE_PLAIN: Final = bytes(
     byte
@@ -179,7 +179,9 @@ def are_clean_values(values_joined: bytes, policy: Policy) -> bool:
     # allows (each refuses only NUL, controls, DEL or non-ASCII): values of
     # _VALUE_PLAIN need no other look; any other policy object is read as before.
     if values_joined.translate(None, _VALUE_PLAIN) or type(policy) is not Policy:
-        if 0 in values_joined.translate(_VALUE_MARKS) and _VALUE_SEARCH(values_joined):
+        if 0 in values_joined.translate(_VALUE_MARKS) and _VALUE_PATTERN.search(
+            values_joined
+        ):
             return False
         return is_valid(values_joined, policy)
     return True
@@ -208,7 +210,7 @@ def once_fields(
     """The :class:`OnceFields` of the one field of each name (None: no such
     field), or None when the Host or Cookie value is for the full check."""
     values = (host, cookie, length, content_type)
-    for index, marks, search, byte in _FIELD_GATES:
+    for index, marks, pattern, byte in _FIELD_GATES:
         value = values[index]
         if value is None:
             continue
@@ -216,7 +218,7 @@ def once_fields(
         if byte is not None:
             if byte in value:
                 return None
-        elif 0 in value.translate(marks) and search(value):
+        elif 0 in value.translate(marks) and pattern.search(value):
             return None
     if length is None and content_type is None:
         return _NO_FIELDS

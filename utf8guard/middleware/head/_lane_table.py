@@ -3,8 +3,9 @@ looks for its needles, and the field names the lane leaves to the full check.
 
 The rules declare their triggers beside their exact checks (``_target``,
 ``_request``, ``_cookies``); this module only gathers them. The Python lane
-(``_clean``, ``_clean_fields``) compiles its gates from :data:`TRIGGERS` at import;
-the C lane reads it as ``_clean.TRIGGERS`` at its first call.
+(``_clean``, ``_clean_fields``) builds its gates from :data:`TRIGGERS` at import
+(their patterns compile at their first search); the C lane reads it as
+``_clean.TRIGGERS`` at its first call.
 """
 
 from __future__ import annotations

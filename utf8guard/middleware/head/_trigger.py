@@ -8,11 +8,15 @@ for the bytes that rule needs to find anything: its :class:`Trigger`'s needles.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-__all__ = ["Gate", "Trigger", "gate_of", "search_of", "second_marks_of"]
+from ..._lazy_pattern import lazy_pattern
+
+# Only mypy reads re here: importing the lane compiles no pattern (issue 28).
+if TYPE_CHECKING:
+    import re
+
+__all__ = ["Gate", "Trigger", "gate_of", "pattern_of", "second_marks_of"]
 
 #: A pattern that matches nothing: the search of a trigger without needles.
 _NOTHING = b"(?!)"
@@ -32,39 +36,47 @@ class Trigger(NamedTuple):
     vectors: tuple[bytes, ...]
 
 
-#: Whether a value holds a needle: a match (truthy) or None.
-Search = Callable[[bytes], object]
-
-
 class Gate(NamedTuple):
     """A trigger's needles as the pure-Python lane looks for them in a value: only
     when ``0 in value.translate(marks)`` (a needle's first byte is there, or a NUL)
-    can ``search(value)`` find one. One ``translate`` pass and a ``bytes`` search
-    cost less than a Python loop over the needles (about a third, callgrind).
+    can ``pattern.search(value)`` find one. One ``translate`` pass and a ``bytes``
+    search cost less than a Python loop over the needles (about a third, callgrind).
     When the one needle is one byte, ``byte in value`` says it all, at a quarter of
     the ``translate`` pass."""
 
     marks: bytes
-    search: Search
+    pattern: re.Pattern[bytes]
     #: The one needle's byte, when the needles are one single byte; else None.
     byte: int | None
 
 
-def search_of(needles: tuple[bytes, ...]) -> Search:
-    """A search that finds some of ``needles`` in a value, in one pass: ``any(needle
-    in value for needle in needles)``. Literals grouped by their first byte
-    (``%(?:2e|2f|5c)``), so the regular expression engine stops only at those bytes
-    and tries each once (about 8% less than the needles side by side)."""
+def pattern_of(needles: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """A pattern whose ``search`` finds some of ``needles`` in a value, in one pass:
+    ``any(needle in value for needle in needles)``. Literals grouped by their first
+    byte (``%(?:2e|2f|5c)``), so the regular expression engine stops only at those
+    bytes and tries each once (about 8% less than the needles side by side).
+
+    A :func:`..._lazy_pattern.lazy_pattern`, compiled at its first search: importing
+    the lane compiles nothing and needs no ``re`` (issue 28), and requests whose
+    gates stay shut never compile it. The callers hold the pattern, not its
+    ``search``: once compiled, ``.search`` is a slot read (a function over the
+    search would cost a Python frame a call, about 0.8k instructions a head)."""
     rests: dict[bytes, list[bytes]] = {}
     for needle in needles:
         rests.setdefault(needle[:1], []).append(needle[1:])
     pattern = b"|".join(
-        re.escape(first)
+        _escaped(first)
         if b"" in after
-        else re.escape(first) + b"(?:" + b"|".join(map(re.escape, after)) + b")"
+        else _escaped(first) + b"(?:" + b"|".join(map(_escaped, after)) + b")"
         for first, after in rests.items()
     )
-    return re.compile(pattern or _NOTHING).search
+    return lazy_pattern(pattern or _NOTHING)
+
+
+def _escaped(literal: bytes) -> bytes:
+    """``literal`` as a pattern that matches it alone: each byte as ``\\xHH``
+    (``re.escape`` would import ``re``)."""
+    return b"".join(b"\\x%02x" % byte for byte in literal)
 
 
 def gate_of(needles: tuple[bytes, ...]) -> Gate:
@@ -72,7 +84,7 @@ def gate_of(needles: tuple[bytes, ...]) -> Gate:
     first = {needle[0] for needle in needles} | {0}
     marks = bytes(0 if byte in first else byte for byte in range(256))
     byte = needles[0][0] if len(needles) == 1 and len(needles[0]) == 1 else None
-    return Gate(marks, search_of(needles), byte)
+    return Gate(marks, pattern_of(needles), byte)
 
 
 def second_marks_of(needles: tuple[bytes, ...]) -> bytes:
