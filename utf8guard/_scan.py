@@ -10,8 +10,6 @@ runs only where something is wrong. ``bench/README.md`` has the measurements.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from ._accel import compiled_first_violation, compiled_is_valid
 from ._plan import Plan, narrow_gate, plan_for, strict_tail_other, tail_gate
 from ._policy import STRICT, Policy
@@ -22,6 +20,7 @@ from ._violation import Kind, Utf8Error, Violation
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterator
     from typing import Final
 
 __all__ = [
