@@ -39,7 +39,11 @@ _MappingProxy = type(type.__dict__)
 def _is_descriptor(value: object) -> bool:
     # enum's rule: methods, properties and the like stay class attributes.
     kind = type(value)
-    return any(hasattr(kind, name) for name in ("__get__", "__set__", "__delete__"))
+    return (
+        hasattr(kind, "__get__")
+        or hasattr(kind, "__set__")
+        or hasattr(kind, "__delete__")
+    )
 
 
 def _repr(member: Any) -> str:
@@ -88,7 +92,7 @@ class ConstantType(type):
             member = (
                 str.__new__(cls, value) if str in cls.__mro__ else object.__new__(cls)
             )
-            member.__dict__.update(_name_=key, name=key, _value_=value, value=value)
+            member.__dict__.update(name=key, value=value)
             made._member_map_[key] = made._value2member_map_[value] = member
             type.__setattr__(made, key, member)
         return made
