@@ -16,8 +16,8 @@ from ._scan import BytesLike, as_buffer, first_violation, is_valid, iter_range
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind, Utf8Error, Violation
 
-# typing costs a tenth of ``import utf8guard``, collections.abc (which imports
-# collections) a tenth more (issue 28); only mypy needs them.
+# typing, and collections.abc (which imports collections), each cost about what the
+# rest of ``import utf8guard`` does (issue 28); only mypy needs them.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
