@@ -150,13 +150,23 @@ def test_members_are_constant(ours: Any) -> None:
     # A difference: an enum member takes a new attribute, a shared constant does not.
     with pytest.raises(AttributeError):
         member.extra = 1
-    for cls in (ours, other):
-        with pytest.raises(AttributeError, match="cannot reassign member"):
+    for cls in (ours, other):  # Python 3.10's enum words these otherwise
+        with pytest.raises(AttributeError, match=r"(?i)cannot reassign member"):
             setattr(cls, member.name, "changed")
-        with pytest.raises(AttributeError, match="cannot delete member"):
+        with pytest.raises(AttributeError, match=r"(?i)cannot delete .*member"):
             delattr(cls, member.name)
     assert getattr(ours, member.name) is member
     assert (member.name, member.value) == (real.name, real.value)
+
+
+def test_reassigning_or_deleting_a_member_says_so_as_enum_does() -> None:
+    # Python 3.11's enum's messages.
+    with pytest.raises(AttributeError, match=r"^cannot reassign member 'OVERLONG'$"):
+        setattr(Kind, "OVERLONG", Kind.TRUNCATED)  # noqa: B010 - mypy refuses it plain
+    with pytest.raises(AttributeError, match=r"^'Kind' cannot delete member 'NUL'\.$"):
+        delattr(Kind, "NUL")
+    assert Kind("overlong") is Kind.OVERLONG
+    assert Kind.NUL.value == "nul"
 
 
 def test_other_class_attributes_set_and_delete_as_on_an_enum(ours: Any) -> None:
@@ -170,9 +180,10 @@ def test_other_class_attributes_set_and_delete_as_on_an_enum(ours: Any) -> None:
 def test_a_class_with_members_cannot_be_subclassed(ours: Any) -> None:
     with pytest.raises(TypeError, match="cannot extend") as found:
         ConstantType("Sub", (ours,), {})
-    with pytest.raises(TypeError) as expected:
+    with pytest.raises(TypeError, match="cannot extend") as expected:
         enum.EnumMeta("Sub", (twin(ours),), enum.EnumMeta.__prepare__("Sub", ()))
-    assert str(found.value) == str(expected.value)
+    if sys.version_info >= (3, 11):  # 3.10 words it otherwise
+        assert str(found.value) == str(expected.value)
 
 
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
