@@ -159,7 +159,7 @@ class _Constant(metaclass=ConstantType):
         return hash(self.name)
 
     def __reduce_ex__(self, protocol: object) -> tuple[object, tuple[object, str]]:
-        # By name, as Python 3.12's enum pickles: a later value still unpickles.
+        # By name (enum's pickle_by_enum_name): a changed value still unpickles.
         return (getattr, (type(self), self.name))
 
     def __setattr__(self, name: str, value: object) -> None:
