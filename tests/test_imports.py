@@ -258,3 +258,23 @@ def test_each_adapter_imports_without_the_other(name: str, pure: bool) -> None:
     assert before == "[]"
     assert set(ADAPTER_ONLY[name]) <= set(loaded)
     assert set(loaded) & {*ADAPTER_ONLY[other], "utf8guard.middleware.django"} == set()
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_import_utf8guard_leaves_enum_and_collections_unimported(pure: bool) -> None:
+    # Issue 28: enum with functools and collections was a third of the core's import;
+    # the kinds are utf8guard._constant.Constant classes, collections.abc is for mypy.
+    # The scanner of the build in use (whose first use may import re, and enum with
+    # it) still names the kind: C0 AF is overlong (Unicode ch. 3, Table 3-7).
+    code = (
+        "import utf8guard\n"
+        "loaded = list(sys.modules)\n"
+        "found = utf8guard.find_violation(b'/etc\\xc0\\xafpasswd')\n"
+        "print(found.kind is utf8guard.Kind.OVERLONG, found.start, found.end)\n"
+        "print('\\n'.join(loaded))"
+    )
+    first, *loaded = _fresh(code, pure=pure).splitlines()
+    assert first == "True 4 5"
+    assert "utf8guard._constant" in loaded
+    unwanted = {"enum", "functools", "collections", "collections.abc", "operator"}
+    assert unwanted & set(loaded) == set()

@@ -8,12 +8,12 @@ controls, bidi controls) come from :func:`utf8guard.find_violation` under a
 
 from __future__ import annotations
 
-import enum
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Final, Literal, get_args
 
+from ._constant import Constant
 from ._lazy_pattern import lazy_pattern
 from ._policy import Policy
 from ._ranges import Ranges, in_ranges
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-class PathKind(str, enum.Enum):
+class PathKind(str, Constant):
     """Why a filename or path is unsafe.
 
     The first members restate :class:`~utf8guard.Kind`, with the same names, values

@@ -8,11 +8,12 @@ Unicode data files. A lookup costs O(log n) whatever the set's size.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
 
-# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+# typing, and collections.abc (which imports collections), each cost about what the
+# rest of ``import utf8guard`` does (issue 28); only mypy needs them.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Final
 
 __all__ = ["Ranges", "in_ranges", "to_ranges"]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from ._policy import STRICT, Policy
 from ._scan import BytesLike, as_buffer, iter_range
 
-# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+# typing, and collections.abc (which imports collections), each cost about what the
+# rest of ``import utf8guard`` does (issue 28); only mypy needs them.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Final
 
 __all__ = ["repair", "repaired_parts"]

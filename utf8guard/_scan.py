@@ -9,8 +9,6 @@ decoded chunk. Python-level classification runs only where something is wrong.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from ._accel import compiled_first_violation, compiled_is_valid
 from ._gates import first_refused, may_refuse, small_is_valid, ucs4_floor
 from ._plan import Plan, narrow_gate, plan_for, tail_gate
@@ -22,6 +20,7 @@ from ._violation import Kind, Utf8Error, Violation
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterator
     from typing import Final
 
 __all__ = [

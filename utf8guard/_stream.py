@@ -9,8 +9,6 @@ per-chunk Python around a 64 KiB scan shows, bench/README.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from ._accel import compiled_stream_step
 from ._policy import STRICT, Policy
 from ._repair import repaired_parts
@@ -18,9 +16,11 @@ from ._scan import BytesLike, as_buffer, first_violation, is_valid, iter_range
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Kind, Utf8Error, Violation
 
-# typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
+# typing, and collections.abc (which imports collections), each cost about what the
+# rest of ``import utf8guard`` does (issue 28); only mypy needs them.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from typing import Final
 
     from ._accel import StreamStep

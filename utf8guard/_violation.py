@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import enum
+from ._constant import Constant
 
 # typing costs a tenth of ``import utf8guard`` (issue 28); only mypy needs it.
 TYPE_CHECKING = False
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 __all__ = ["Frozen", "Kind", "Utf8Error", "Violation"]
 
 
-class Kind(str, enum.Enum):
+class Kind(str, Constant):
     """What is wrong with a span of bytes.
 
     The first six are ill-formed UTF-8 (Unicode ch. 3, Table 3-7; RFC 3629 §4); the rest

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import enum
 from typing import Final, Literal
 
+from ..._constant import Constant
 from ..._lazy_pattern import lazy_pattern
 from ..._pathrules import PathKind
 from ..._record import Record
@@ -29,7 +29,7 @@ Action = Literal["blocked", "normalized", "reported"]
 ScopeType = Literal["http", "websocket", "wsgi"]
 
 
-class Location(str, enum.Enum):
+class Location(str, Constant):
     """Which part of the request a finding is in."""
 
     PATH = "path"
@@ -41,7 +41,7 @@ class Location(str, enum.Enum):
         return self.value
 
 
-class RequestKind(str, enum.Enum):
+class RequestKind(str, Constant):
     """Refusals beyond UTF-8 itself; each names the attack or defect it stops."""
 
     #: ``%`` not followed by two hex digits (``%G0``, a trailing ``%``); RFC 3986 §2.1

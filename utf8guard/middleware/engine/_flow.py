@@ -10,8 +10,7 @@ normalize mode. The adapters only translate: ASGI messages, or WSGI's ``environ`
 
 from __future__ import annotations
 
-import enum
-
+from ..._constant import Constant
 from ..._stream import repair_stream
 from ._config import GuardConfig
 from ._engine import BodyCheck, HeadVerdict
@@ -22,21 +21,21 @@ from ._spool import BodySpool
 __all__ = ["BodyBuffer", "BodyFlow", "Route", "StreamGate"]
 
 
-class Route(enum.Enum):
+class Route(Constant):
     """What an adapter does with a request's body."""
 
     #: Refused before a byte is read: :attr:`BodyFlow.problem` is the response.
-    REFUSE = enum.auto()
+    REFUSE = 1
     #: Not inspected (a binary type): the app reads the server's body untouched.
-    PASS = enum.auto()
+    PASS = 2
     #: RFC 9112 §6.3 item 7, PEP 3333: the request has no body; checked as empty.
-    EMPTY = enum.auto()
+    EMPTY = 3
     #: Report mode: the app reads every byte as sent; the findings are only reported.
-    OBSERVE = enum.auto()
+    OBSERVE = 4
     #: ``stream_body``: checked bytes reach the app as it reads; a violation ends it.
-    STREAM = enum.auto()
+    STREAM = 5
     #: Read and checked in full (repaired in normalize mode) before the app runs.
-    BUFFER = enum.auto()
+    BUFFER = 6
 
 
 class BodyFlow:
