@@ -264,18 +264,45 @@ static long long content_length(PyObject *value) {
     return number;
 }
 
+/* `text == want` (ASCII) for an exact str. A server's compact ASCII str is read in
+ * place: no call into the str machinery, which is cold code inside a server. */
+static int str_is(PyObject *text, const char *want) {
+    if (PyUnicode_IS_COMPACT_ASCII(text))
+        return (size_t)PyUnicode_GET_LENGTH(text) == strlen(want) &&
+               memcmp(PyUnicode_DATA(text), want, strlen(want)) == 0;
+    return PyUnicode_CompareWithASCIIString(text, want) == 0;
+}
+
 /* `version in ("1.0", "1.1")` for an exact str (py: type(version) is str). */
 static int is_http1(PyObject *version) {
-    if (!PyUnicode_CheckExact(version))
-        return 0;
-    if (PyUnicode_IS_COMPACT_ASCII(version)) {
-        /* Read in place: a server's "1.1" (no call into the str machinery). */
-        const char *v = (const char *)PyUnicode_DATA(version);
-        return PyUnicode_GET_LENGTH(version) == 3 && v[0] == '1' && v[1] == '.' &&
-               (v[2] == '1' || v[2] == '0');
+    return PyUnicode_CheckExact(version) &&
+           (str_is(version, "1.1") || str_is(version, "1.0"));
+}
+
+/* `kinds.get(type) is True` for a lane's kinds dict. An exact bytes type is
+ * compared in place with each remembered type (at most _fast._KINDS_REMEMBERED),
+ * so a header value new to each request is never hashed: siphash and the dict's
+ * lookup for bytes keys are cold code inside a server. A key of another type (none
+ * that _fast.remember_kind adds) sends the lookup to the dict. 1, 0, or -1 with an
+ * exception set. */
+static int is_json_kind(PyObject *kinds, PyObject *type) {
+    if (PyBytes_CheckExact(type)) {
+        Py_ssize_t pos = 0, n = PyBytes_GET_SIZE(type);
+        PyObject *key, *kind;
+        int plain = 1;
+        while (plain && PyDict_Next(kinds, &pos, &key, &kind)) {
+            plain = PyBytes_CheckExact(key);
+            if (plain && PyBytes_GET_SIZE(key) == n &&
+                memcmp(PyBytes_AS_STRING(key), PyBytes_AS_STRING(type), (size_t)n) == 0)
+                return kind == Py_True;
+        }
+        if (plain)
+            return 0;
     }
-    return PyUnicode_CompareWithASCIIString(version, "1.1") == 0 ||
-           PyUnicode_CompareWithASCIIString(version, "1.0") == 0;
+    PyObject *kind = PyDict_GetItemWithError(kinds, type);
+    if (kind == NULL && PyErr_Occurred())
+        return -1;
+    return kind == Py_True;
 }
 
 /* From a clean head's fields to the plan (py head_plan, after the scan). */
@@ -294,10 +321,10 @@ static PyObject *plan_body(const head_scan_t *found, int bodiless, PyObject *lan
     if (length < 0 || length > limit)
         Py_RETURN_NONE;
     if (found->type != NULL) {
-        PyObject *kind = PyDict_GetItemWithError(PyTuple_GET_ITEM(lane, 5), found->type);
-        if (kind == NULL && PyErr_Occurred())
+        int json = is_json_kind(PyTuple_GET_ITEM(lane, 5), found->type);
+        if (json < 0)
             return NULL;
-        if (kind == Py_True)
+        if (json)
             return PyLong_FromLongLong(length);
     }
     return Py_BuildValue("(LO)", length, found->type != NULL ? found->type : Py_None);
@@ -379,8 +406,7 @@ static int whole(PyObject *message, Py_ssize_t length, PyObject **body) {
     PyObject *type = PyDict_GetItemWithError(message, key_type);
     if (type == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    if (!PyUnicode_CheckExact(type) ||
-        PyUnicode_CompareWithASCIIString(type, "http.request") != 0)
+    if (!PyUnicode_CheckExact(type) || !str_is(type, "http.request"))
         return 0;
     PyObject *more = PyDict_GetItemWithError(message, key_more_body);
     if (more == NULL && PyErr_Occurred())

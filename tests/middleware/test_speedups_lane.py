@@ -275,6 +275,54 @@ def test_remember_kind() -> None:
     assert len(lane.kinds) == 64
 
 
+class BytesKind(bytes):
+    """A bytes subclass: equal to and hashed as its bytes."""
+
+
+@pytest.mark.parametrize(
+    ("kinds", "content_type", "is_json"),
+    [
+        ({}, JSON, False),
+        ({JSON: True}, JSON, True),
+        ({JSON: False}, JSON, False),
+        ({JSON: 1}, JSON, False),  # `is True`, as the twin asks
+        ({b"application/jsom": False, JSON: True}, JSON, True),  # same length first
+        ({b"application/json+x": True}, JSON, False),
+        ({JSON: True}, b"application/jso", False),
+        ({JSON: True}, b"Application/json", False),  # the dict's equality: exact
+        # Keys of other types, and a type no exact bytes, are the dict's to match:
+        ({BytesKind(JSON): True}, JSON, True),
+        ({"application/json": True}, JSON, False),  # hashed alike, never equal
+        ({"application/json": True, JSON: True}, JSON, True),
+        ({JSON: True}, BytesKind(JSON), True),
+        ({JSON: False}, BytesKind(JSON), False),
+    ],
+)
+def test_the_remembered_kinds(
+    kinds: dict[object, object], content_type: bytes, is_json: bool
+) -> None:
+    # py_head_plan: `lane.kinds.get(content_type) is True` gives the length alone.
+    lane = lane_for(GuardConfig())
+    lane.kinds.update(kinds)  # type: ignore[arg-type]  # odd keys, on purpose
+    headers = [(b"content-length", b"7"), (b"content-type", content_type)]
+    assert plan(lane, scope(headers=headers)) == (7 if is_json else (7, content_type))
+
+
+def test_many_remembered_kinds() -> None:
+    config = GuardConfig()
+    lane = lane_for(config)
+    for index in range(100):
+        remember_kind(lane, b"text/x-%d" % index, config)
+    lane.kinds[JSON] = True  # the 65th: past what remember_kind keeps
+    for content_type, expected in [
+        (b"text/x-63", (1, b"text/x-63")),
+        (JSON, 1),
+        (b"text/x", (1, b"text/x")),
+    ]:
+        headers = [(b"content-length", b"1"), (b"content-type", content_type)]
+        assert plan(lane, scope(headers=headers)) == expected
+
+
 # --- whole_plain_json -------------------------------------------------------------
 
 
@@ -301,6 +349,14 @@ def message(body: object = BODY, **extra: object) -> dict[str, object]:
         ({"body": BODY}, False),
         ({"type": b"http.request", "body": BODY}, False),
         ([("type", "http.request")], False),
+        # Near misses of the C twin's in-place read of a compact ASCII str, and the
+        # str forms it hands to the general comparison (non-ASCII, a subclass).
+        ({"type": "http.requesT", "body": BODY}, False),
+        ({"type": "http.reques", "body": BODY}, False),
+        ({"type": "http.request ", "body": BODY}, False),
+        ({"type": "http.reques\u00e9", "body": BODY}, False),
+        ({"type": "".join(["http.", "request"]), "body": BODY}, True),
+        ({"type": type("Kind", (str,), {})("http.request"), "body": BODY}, False),
     ],
 )
 def test_whole_message(value: object, expected: bool) -> None:
