@@ -8,7 +8,7 @@ framework is imported here.
 """
 
 from .asgi import Utf8GuardMiddleware
-from .engine._config import GuardConfig, GuardOptions, Mode
+from .engine._config import GuardConfig
 from .engine._finding import (
     Finding,
     Location,
@@ -18,6 +18,20 @@ from .engine._finding import (
 )
 from .engine._respond import Refusal
 from .wsgi import Utf8GuardWSGIMiddleware
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .engine._options import GuardOptions, Mode
+else:
+
+    def __getattr__(name: str) -> object:
+        # Mode and GuardOptions need typing: built at their first look-up (issue 28).
+        if name in ("GuardOptions", "Mode"):
+            from .engine import _options
+
+            return getattr(_options, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Finding",

@@ -4,14 +4,30 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from ..engine._config import GuardConfig, configure
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final, Generic, TypeVar
+
     from typing_extensions import Unpack
 
     from ..engine._config import GuardOptions
+
+    App = TypeVar("App")
+else:
+    App = object
+
+    class Generic:
+        """``typing.Generic`` as the adapters use it at run time, without importing
+        ``typing`` (issue 28): ``Guard[ASGIApp]`` is :class:`Guard` itself."""
+
+        __slots__ = ()
+
+        def __class_getitem__(cls, _: object) -> type:
+            return cls
+
 
 __all__ = [
     "ASGI_CLASS",
@@ -22,8 +38,6 @@ __all__ = [
     "is_async_callable",
     "takes_one_argument",
 ]
-
-App = TypeVar("App")
 
 
 class Guard(Generic[App]):

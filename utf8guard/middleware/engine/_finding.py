@@ -3,30 +3,31 @@
 from __future__ import annotations
 
 import enum
-from typing import Final, Literal
 
 from ..._lazy_pattern import lazy_pattern
 from ..._pathrules import PathKind
 from ..._record import Record
 from ..._violation import Kind
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    #: What the guard did about a request's findings (report mode lets it through).
+    Action = Literal["blocked", "normalized", "reported"]
+    #: Where a request came from: an ASGI scope type, or a WSGI environ.
+    ScopeType = Literal["http", "websocket", "wsgi"]
+
 __all__ = [
     "MAX_SAFE_NAME_BYTES",
-    "Action",
     "Finding",
     "Location",
     "RequestKind",
     "RequestSummary",
-    "ScopeType",
     "ViolationEvent",
     "safe_name",
     "title",
 ]
-
-#: What the guard did about a request's findings (report mode lets it through as is).
-Action = Literal["blocked", "normalized", "reported"]
-#: Where a request came from: an ASGI scope type, or a WSGI environ.
-ScopeType = Literal["http", "websocket", "wsgi"]
 
 
 class Location(str, enum.Enum):
