@@ -4,10 +4,11 @@ and without compiling code per class (issue 28).
 ``typing.NamedTuple`` calls ``collections.namedtuple``, which writes each class's
 ``__new__`` as source and compiles it; with ``typing`` itself that was a tenth of
 the middleware's import. Here one metaclass turns the annotations of
-``class C(NamedTuple)`` into a slotted tuple subclass with a read-only accessor per
-field (CPython's ``_tuplegetter``, the one ``collections.namedtuple`` uses),
-``_fields``, ``__match_args__`` and ``_make``; one shared ``__new__`` takes the fields
-by position or keyword. A module uses it in place of the real one at run time
+``class C(NamedTuple)`` into a slotted direct subclass of ``tuple``, as
+``collections.namedtuple``'s are, with a read-only accessor per field (CPython's
+``_tuplegetter``, the one ``collections.namedtuple`` uses), ``_fields`` and
+``__match_args__``; ``__new__`` (the fields by position or keyword), ``_make``,
+``_replace`` and ``repr`` are :class:`NamedTuple`'s, shared by every class. A module uses it in place of the real one at run time
 only, so that type checkers still see ``typing.NamedTuple``::
 
     TYPE_CHECKING = False
@@ -56,7 +57,16 @@ class NamedTupleType(type):
             namespace[field] = _tuplegetter(index, f"Alias for field number {index}")
         namespace["_fields"] = fields
         namespace["__match_args__"] = fields
-        return super().__new__(cls, name, bases, namespace)
+        # NamedTuple's methods, on a direct subclass of tuple (as namedtuple's
+        # classes are): a deeper class costs each instance's deallocation a level.
+        for key, value in vars(NamedTuple).items():
+            if key in _SHARED:
+                namespace.setdefault(key, value)
+        return super().__new__(cls, name, (tuple,), namespace)
+
+
+#: What each class takes from :class:`NamedTuple`.
+_SHARED = frozenset(("__new__", "_make", "_replace", "__getnewargs__", "__repr__"))
 
 
 class NamedTuple(tuple[object, ...], metaclass=NamedTupleType):
