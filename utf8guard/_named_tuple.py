@@ -8,8 +8,9 @@ the middleware's import. Here one metaclass turns the annotations of
 ``collections.namedtuple``'s are, with a read-only accessor per field (CPython's
 ``_tuplegetter``, the one ``collections.namedtuple`` uses), ``_fields`` and
 ``__match_args__``; ``__new__`` (the fields by position or keyword), ``_make``,
-``_replace`` and ``repr`` are :class:`NamedTuple`'s, shared by every class. A module uses it in place of the real one at run time
-only, so that type checkers still see ``typing.NamedTuple``::
+``_replace`` and ``repr`` are :class:`NamedTuple`'s, shared by every class. A
+module uses it in place of the real one at run time only, so that type checkers
+still see ``typing.NamedTuple``::
 
     TYPE_CHECKING = False
     if TYPE_CHECKING:

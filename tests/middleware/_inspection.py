@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from typing import TYPE_CHECKING
 
 from utf8guard.middleware.engine._finding import Finding
