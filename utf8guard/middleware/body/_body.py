@@ -185,16 +185,20 @@ def uploads_of(inspector: object) -> MultipartInspector | None:
     files), else None."""
     # Not imported here: no instance exists before the module's import.
     loaded = sys.modules.get(_MULTIPART_MODULE)
-    kind: type[MultipartInspector] | None = getattr(loaded, "MultipartInspector", None)
-    return inspector if kind is not None and isinstance(inspector, kind) else None
+    if loaded is None:
+        return None
+    kind: type[MultipartInspector] = loaded.MultipartInspector
+    return inspector if isinstance(inspector, kind) else None
 
 
 def decoding_of(inspector: object) -> DecodingInspector | None:
     """``inspector`` if it checks a compressed body decoded (it knows when the
     decoded size is too large), else None."""
     loaded = sys.modules.get(_DECOMPRESS_MODULE)  # see uploads_of
-    kind: type[DecodingInspector] | None = getattr(loaded, "DecodingInspector", None)
-    return inspector if kind is not None and isinstance(inspector, kind) else None
+    if loaded is None:
+        return None
+    kind: type[DecodingInspector] = loaded.DecodingInspector
+    return inspector if isinstance(inspector, kind) else None
 
 
 class _Both:
