@@ -23,6 +23,7 @@ import argparse
 import codecs
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from bench.bench_core import make_corpus
 from utf8guard import STRICT
@@ -30,8 +31,10 @@ from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.body._body import inspector_for
 from utf8guard.middleware.body._form import FormInspector
 from utf8guard.middleware.body._sniff import SniffingInspector
-from utf8guard.middleware.body._text import BodyInspector
 from utf8guard.middleware.engine._finding import Finding
+
+if TYPE_CHECKING:
+    from utf8guard.middleware.body._text import BodyInspector
 
 CHUNK_BYTES = 64 * 1024
 SHAPES = ("prose", "form-like", "cjk")

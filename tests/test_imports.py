@@ -241,6 +241,24 @@ ADAPTER_ONLY: Final = {
     ),
 }
 
+#: Modules that no request needs, which ``import utf8guard.middleware`` and the
+#: adapters' construction must not import (issue 28: ``typing`` brings ``contextlib``
+#: and ``warnings``; ``urllib.parse`` ``ipaddress``).
+UNTYPED: Final = ("typing", "contextlib", "warnings", "urllib.parse", "ipaddress")
+#: Each statement a cold start runs: the import, and each adapter built.
+COLD_STARTS: Final = {
+    "import": "import utf8guard.middleware",
+    "asgi": (
+        "from utf8guard.middleware import Utf8GuardMiddleware\n"
+        "async def app(scope, receive, send): pass\n"
+        "Utf8GuardMiddleware(app)"
+    ),
+    "wsgi": (
+        "from utf8guard.middleware import Utf8GuardWSGIMiddleware\n"
+        "Utf8GuardWSGIMiddleware(lambda environ, start_response: [])"
+    ),
+}
+
 
 @pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
 @pytest.mark.parametrize("name", sorted(ADAPTER_ONLY))
@@ -278,3 +296,76 @@ def test_import_utf8guard_leaves_enum_and_collections_unimported(pure: bool) -> 
     assert "utf8guard._constant" in loaded
     unwanted = {"enum", "functools", "collections", "collections.abc", "operator"}
     assert unwanted & set(loaded) == set()
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+@pytest.mark.parametrize("start", sorted(COLD_STARTS))
+def test_cold_start_imports_no_typing(start: str, pure: bool) -> None:
+    # Every import statement goes through builtins.__import__: record which of our
+    # modules asks for one of UNTYPED. The public Mode, looked up last, must show
+    # up (built with typing at its first look-up), or the hook saw nothing. An
+    # ASGI app (an async def) is recognised without inspect too; the WSGI adapter
+    # still reads its app's signature with inspect, which loads contextlib and warnings.
+    absent = ("typing", *UNTYPED[3:]) if start == "wsgi" else (*UNTYPED, "inspect")
+    code = (
+        "import builtins\n"
+        "asked = set()\n"
+        "original = builtins.__import__\n"
+        "def recording(name, globals=None, *args):\n"
+        f"    if name in {UNTYPED!r} and globals is not None:\n"
+        "        asked.add((globals.get('__name__', ''), name))\n"
+        "    return original(name, globals, *args)\n"
+        "builtins.__import__ = recording\n"
+        f"{COLD_STARTS[start]}\n"
+        "def ours():\n"
+        "    return sorted(a for a in asked if a[0].startswith('utf8guard'))\n"
+        f"print((ours(), sorted(set({absent!r}) & set(sys.modules))))\n"
+        "from utf8guard.middleware import Mode\n"
+        "print(ours())\n"
+    )
+    at_start, after_mode = _fresh(code, pure=pure).splitlines()
+    importers, loaded = eval(at_start)  # noqa: S307 - our own print
+    assert importers == []
+    assert loaded == []
+    assert ("utf8guard.middleware.engine._options", "typing") in eval(after_mode)  # noqa: S307
+
+
+def test_typing_names_still_import_and_mean_the_same() -> None:
+    # The documented values (docs/configuration.md: mode; docs/paths.md: platform)
+    # and the adapters' options as PEP 692 reads them, built at their first look-up.
+    import collections.abc
+    import re
+    import typing
+
+    import utf8guard.middleware
+    from utf8guard import Policy, _pathrules, paths
+    from utf8guard.middleware import GuardOptions, Mode, Refusal, ViolationEvent
+    from utf8guard.middleware.engine import _config
+
+    assert (_config.Mode, _config.GuardOptions) == (Mode, GuardOptions)
+    assert typing.get_args(Mode) == _config.MODES == ("block", "normalize", "report")
+    assert typing.get_origin(Mode) is typing.Literal
+    assert typing.is_typeddict(GuardOptions)
+    assert not GuardOptions.__total__
+    hints = typing.get_type_hints(GuardOptions)
+    assert hints["mode"] == Mode
+    assert hints["policy"] is Policy
+    assert hints["max_upload_size"] == int | None
+    assert (
+        hints["on_violation"] == collections.abc.Callable[[ViolationEvent], None] | None
+    )
+    assert hints["on_refuse"] == collections.abc.Callable[[Refusal], Refusal] | None
+    assert hints["exclude_paths"] == collections.abc.Collection[str | re.Pattern[str]]
+    assert typing.get_args(paths.Platform) == _pathrules.PLATFORMS
+    assert _pathrules.PLATFORMS == ("universal", "windows", "posix")
+    # The public records' annotations resolve too (type checkers see Literals where
+    # run time has str).
+    from utf8guard.middleware import Finding, RequestSummary
+
+    for record in (Finding, Refusal, RequestSummary, ViolationEvent):
+        assert typing.get_type_hints(record)
+    assert typing.get_type_hints(ViolationEvent)["action"] is str
+    assert typing.get_type_hints(RequestSummary)["scope_type"] is str
+    for module in (utf8guard.middleware, _config, _pathrules):
+        with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+            getattr(module, "Nope")  # noqa: B009 - the look-up is the test

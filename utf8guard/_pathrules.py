@@ -11,13 +11,31 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Final, Literal, get_args
 
 from ._constant import Constant
 from ._lazy_pattern import lazy_pattern
 from ._policy import Policy
 from ._ranges import Ranges, in_ranges
 from ._scan import find_violation
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    #: Which name rules apply: Windows's everywhere ("universal", the default), on
+    #: Windows only ("windows"), or POSIX's alone ("posix").
+    Platform = Literal["universal", "windows", "posix"]
+else:
+
+    def __getattr__(name: str) -> object:
+        # Platform, built with typing at its first look-up (issue 28: the import of
+        # utf8guard.middleware, which reads these rules, runs without typing).
+        if name == "Platform":
+            from typing import Literal
+
+            return Literal[PLATFORMS]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "LOOKALIKE_SEPARATORS",
@@ -89,11 +107,8 @@ class PathKind(str, Constant):
         return self.value
 
 
-#: Which name rules apply: Windows's everywhere ("universal", the default), on Windows
-#: only ("windows"), or POSIX's alone ("posix").
-Platform = Literal["universal", "windows", "posix"]
-#: The ``platform`` values, for argument parsers and messages.
-PLATFORMS: Final[tuple[Platform, ...]] = get_args(Platform)
+#: The ``platform`` values (:data:`Platform`'s), for argument parsers and messages.
+PLATFORMS: Final[tuple[Platform, ...]] = ("universal", "windows", "posix")
 
 SEPARATORS: Final = "/\\"
 #: General categories refused in names as ``control``: Cc, and Zl and Zp, whose only

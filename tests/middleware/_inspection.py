@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from utf8guard.middleware.body._text import BodyInspector
 from utf8guard.middleware.engine._finding import Finding
+
+if TYPE_CHECKING:
+    from utf8guard.middleware.body._text import BodyInspector
 
 
 def run(inspector: BodyInspector, chunks: Sequence[bytes]) -> list[tuple[str, int]]:

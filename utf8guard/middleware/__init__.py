@@ -7,7 +7,7 @@ decisions live in a framework-free, sans-I/O engine shared by every adapter; no 
 framework is imported here.
 """
 
-from .engine._config import GuardConfig, GuardOptions, Mode
+from .engine._config import GuardConfig
 from .engine._finding import (
     Finding,
     Location,
@@ -18,24 +18,30 @@ from .engine._finding import (
 from .engine._respond import Refusal
 
 # Each adapter is imported with its first lookup here (PEP 562): an ASGI app does not
-# import the WSGI half, nor a WSGI app the ASGI one (issue 28). mypy reads the names
-# from the imports below and sees no module __getattr__, so a misspelt name stays an
-# error.
+# import the WSGI half, nor a WSGI app the ASGI one; Mode and GuardOptions need typing,
+# so they too are built at their first lookup (issue 28). mypy reads the names from
+# the imports below and sees no module __getattr__, so a misspelt name stays an error.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .asgi import Utf8GuardMiddleware
+    from .engine._options import GuardOptions, Mode
     from .wsgi import Utf8GuardWSGIMiddleware
 else:
 
     def __getattr__(name: str) -> object:
+        value: object
         if name == "Utf8GuardMiddleware":
-            from .asgi import Utf8GuardMiddleware as adapter
+            from .asgi import Utf8GuardMiddleware as value
         elif name == "Utf8GuardWSGIMiddleware":
-            from .wsgi import Utf8GuardWSGIMiddleware as adapter
+            from .wsgi import Utf8GuardWSGIMiddleware as value
+        elif name in ("GuardOptions", "Mode"):
+            from .engine import _options
+
+            value = getattr(_options, name)
         else:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        globals()[name] = adapter  # the next lookup is a plain one
-        return adapter
+        globals()[name] = value  # the next lookup is a plain one
+        return value
 
     def __dir__() -> list[str]:
         return sorted({*globals(), *__all__})

@@ -34,7 +34,7 @@ from .adapter._guard import (
 from .engine._config import GuardConfig
 from .engine._engine import check_head
 from .engine._exclude import is_excluded, may_be_excluded
-from .engine._finding import RequestSummary, ScopeType
+from .engine._finding import RequestSummary
 from .engine._flow import BodyBuffer, BodyFlow, Route
 from .engine._report import summarize
 from .head._fast import (
@@ -48,6 +48,10 @@ from .head._fast import (
     whole_plain_json,
 )
 from .head._request import RequestHead
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .engine._finding import ScopeType
 
 # The ASGI 3 types live in adapter/_asgi_scope.py; they are public here.
 __all__ = ["ASGIApp", "Receive", "Scope", "Send", "Utf8GuardMiddleware"]

@@ -13,7 +13,9 @@ Imports Django; the rest of ``utf8guard.middleware`` does not.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Final, cast
+
+# Django imports typing and urllib.parse itself: they cost this module nothing.
+from typing import cast
 from urllib.parse import unquote_to_bytes
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
@@ -31,7 +33,10 @@ from .._record import Record
 from .engine._config import configure
 from .wsgi import Utf8GuardWSGIMiddleware
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 __all__ = ["SETTING", "Utf8GuardAppConfig", "Utf8GuardMiddleware"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Mapping
 from itertools import chain
-from typing import TYPE_CHECKING, Final
 
 from .._accel import IMPLEMENTATION
 from .._repair import repair
@@ -53,7 +52,10 @@ from .head._fast import NO_BODY, Lane, Plan, head_plan, is_clean_whole, lane_for
 from .head._request import RequestHead
 from .head._wsgi_lane import py_wsgi_plan
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 __all__ = ["Utf8GuardWSGIMiddleware"]

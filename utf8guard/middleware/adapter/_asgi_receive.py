@@ -9,11 +9,14 @@ the app the messages it should receive.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Final
 
 from ..engine._flow import BodyBuffer, StreamGate
 from ._asgi_response import send_problem
 from ._asgi_scope import Message, Receive, Send
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["Replay", "StreamingReceive", "prepend", "read_into"]
 

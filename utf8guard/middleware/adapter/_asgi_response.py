@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..engine._problem import Problem
 from ._asgi_scope import Receive, Scope, Send
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["refuse_handshake", "send_problem"]
 

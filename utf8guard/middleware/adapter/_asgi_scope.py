@@ -8,9 +8,12 @@ engine refuses them rather than the adapter raising.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from typing import Final
 
 from ..head._request import RequestHead
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "ASGIApp",

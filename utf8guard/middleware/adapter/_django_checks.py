@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from django.conf import settings
 from django.core import checks
 
 from ..engine._config import OPTION_NAMES, configure
 from ._guard import ASGI_CLASS, DJANGO_CLASS, WSGI_CLASS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["check_guard"]
 

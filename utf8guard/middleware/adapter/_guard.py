@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 import functools
+import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from ..engine._config import GuardConfig, configure
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final, Generic, TypeVar
+
     from typing_extensions import Unpack
 
     from ..engine._config import GuardOptions
+
+    App = TypeVar("App")
+else:
+    App = object
+
+    class Generic:
+        """``typing.Generic`` as the adapters use it at run time, without importing
+        ``typing`` (issue 28): ``Guard[ASGIApp]`` is :class:`Guard` itself."""
+
+        __slots__ = ()
+
+        def __class_getitem__(cls, _: object) -> type:
+            return cls
+
 
 __all__ = [
     "ASGI_CLASS",
@@ -22,8 +39,6 @@ __all__ = [
     "is_async_callable",
     "takes_one_argument",
 ]
-
-App = TypeVar("App")
 
 
 class Guard(Generic[App]):
@@ -74,12 +89,30 @@ def is_async_callable(app: object) -> bool:
     """Whether ``app`` is an ASGI 3 application: a coroutine function, or an object
     whose ``__call__`` is one (through ``functools.partial``, as Starlette's
     ``is_async_callable`` reads it; uvicorn takes any other app for ASGI 2)."""
-    import inspect  # at construction: with ast, dis, tokenize, a third of the import
-
     while isinstance(app, functools.partial):
         app = app.func
-    return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(
-        getattr(app, "__call__", None)  # noqa: B004  # the method, not callable()
+    call = getattr(app, "__call__", None)  # noqa: B004  # the method, not callable()
+    if _is_async_def(app) or _is_async_def(call):
+        return True  # what inspect says too: an ASGI app is built without it
+    import inspect  # at construction: with ast, dis, tokenize, a third of the import
+
+    return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(call)
+
+
+#: The code flag of an ``async def`` function (``inspect.CO_COROUTINE``).
+_CO_COROUTINE: Final = 0x80
+
+
+def _is_async_def(function: object) -> bool:
+    """Whether ``function`` is an ``async def`` function or a bound method of one.
+
+    True only where ``inspect.iscoroutinefunction`` reads the same code flag; False
+    says nothing (it also reads partials, markers and function-like objects).
+    """
+    if isinstance(function, types.MethodType):
+        function = function.__func__
+    return isinstance(function, types.FunctionType) and bool(
+        function.__code__.co_flags & _CO_COROUTINE
     )
 
 

@@ -11,15 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
 from ..._accel import IMPLEMENTATION
 from ..._lazy_pattern import lazy_pattern
 from ..head._request import RequestHead
 from ..head._seen import remember
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final, NamedTuple, TypeVar
+
     from _typeshed.wsgi import WSGIEnvironment
+
+    #: What a cache holds for a tuple of environ keys (:func:`remember_keys`).
+    Known = TypeVar("Known")
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = [
     "ABSENT_CGI_VALUE",
@@ -104,8 +111,6 @@ _HEADER_PREFIX: Final = "HTTP_"
 _CGI_HEADERS: Final = frozenset(("CONTENT_TYPE", "CONTENT_LENGTH"))
 #: ``(key, field name, absent value)`` of the header keys of an environ.
 HeaderKeys = tuple[tuple[str, bytes, str | None], ...]
-#: What a cache holds for a tuple of environ keys (:func:`remember_keys`).
-Known = TypeVar("Known")
 #: The header keys of environs seen before, by their whole tuple of keys.
 _seen_keys: Final[dict[tuple[str, ...], HeaderKeys]] = {}
 #: A request head as a WSGI environ gives it: raw path, decoded path, query, headers.

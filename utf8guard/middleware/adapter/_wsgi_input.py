@@ -11,14 +11,16 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from itertools import chain
-from typing import IO, TYPE_CHECKING, Final
 
 from ..engine._engine import content_length
 from ..engine._flow import BodyBuffer, StreamGate
 from ..engine._problem import Problem
 from ..engine._spool import REPLAY_BYTES, BodySpool
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO, Final
+
     from _typeshed import WriteableBuffer
     from _typeshed.wsgi import WSGIEnvironment
 

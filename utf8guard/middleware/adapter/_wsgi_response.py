@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
-from typing import TYPE_CHECKING, Final
 
 from ..engine._flow import StreamGate
 from ..engine._problem import Problem
 from ._wsgi_input import BodyRefused
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from _typeshed import OptExcInfo
     from _typeshed.wsgi import StartResponse
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Final, cast
 
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
@@ -21,11 +20,15 @@ from ._mediatype import (
     parse_media_type,
 )
 from ._sniff import SniffingInspector
-from ._text import BodyInspector, body_finding
+from ._text import body_finding
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from ._decompress import DecodingInspector
     from ._multipart import MultipartInspector
+    from ._text import BodyInspector
 
 __all__ = ["body_inspector", "body_kind", "decoding_of", "inspector_for", "uploads_of"]
 
@@ -180,24 +183,21 @@ def inspector_for(
 def uploads_of(inspector: object) -> MultipartInspector | None:
     """``inspector`` if it is a multipart body's (it counts the bytes of uploaded
     files), else None."""
-    found = _loaded_instance(inspector, _MULTIPART_MODULE, "MultipartInspector")
-    return cast("MultipartInspector | None", found)
+    # Not imported here: no instance exists before the module's import.
+    loaded = sys.modules.get(_MULTIPART_MODULE)
+    if loaded is None:
+        return None
+    kind: type[MultipartInspector] = loaded.MultipartInspector
+    return inspector if isinstance(inspector, kind) else None
 
 
 def decoding_of(inspector: object) -> DecodingInspector | None:
     """``inspector`` if it checks a compressed body decoded (it knows when the
     decoded size is too large), else None."""
-    found = _loaded_instance(inspector, _DECOMPRESS_MODULE, "DecodingInspector")
-    return cast("DecodingInspector | None", found)
-
-
-def _loaded_instance(inspector: object, module: str, name: str) -> object | None:
-    """``inspector`` if it is an instance of ``module.name``, else None; without
-    importing the module, as no instance exists before its import."""
-    loaded = sys.modules.get(module)
+    loaded = sys.modules.get(_DECOMPRESS_MODULE)  # see uploads_of
     if loaded is None:
         return None
-    kind: type[object] = getattr(loaded, name)
+    kind: type[DecodingInspector] = loaded.DecodingInspector
     return inspector if isinstance(inspector, kind) else None
 
 

@@ -20,10 +20,34 @@ import importlib
 import zlib
 from functools import cache
 from types import ModuleType
-from typing import Final, Protocol
 
 from ..engine._finding import Finding, RequestKind
-from ._text import BodyInspector, body_finding
+from ._text import body_finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Protocol
+
+    from ._text import BodyInspector
+
+    # For type checkers only (issue 28: typing at import).
+    class _Stream(Protocol):
+        """One decoder: :meth:`decode` gives at most :data:`STEP_BYTES` of output, or
+        None when the stream is malformed (bytes after its end included)."""
+
+        def decode(self, data: bytes) -> bytes | None: ...
+
+        @property
+        def more(self) -> bool:
+            """Whether ``decode(b"")`` has more output of the data already given."""
+
+        @property
+        def unread(self) -> int:
+            """Compressed bytes given whose output is not all out yet."""
+
+        @property
+        def eof(self) -> bool: ...
+
 
 __all__ = ["MAX_RATIO", "DecodingInspector", "decoding_inspector"]
 
@@ -46,24 +70,6 @@ RATIO_FLOOR_BYTES: Final = 1024 * 1024
 
 #: RFC 9110 §8.4.1, RFC 7932: the brotli coding's name.
 BROTLI: Final = b"br"
-
-
-class _Stream(Protocol):
-    """One decoder: :meth:`decode` gives at most :data:`STEP_BYTES` of output, or
-    None when the stream is malformed (bytes after its end included)."""
-
-    def decode(self, data: bytes) -> bytes | None: ...
-
-    @property
-    def more(self) -> bool:
-        """Whether ``decode(b"")`` has more output of the data already given."""
-
-    @property
-    def unread(self) -> int:
-        """Compressed bytes given whose output is not all out yet."""
-
-    @property
-    def eof(self) -> bool: ...
 
 
 class _ZlibStream:

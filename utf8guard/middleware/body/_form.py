@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import Final
 
 from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
@@ -26,6 +25,10 @@ from ..head._percent import (
 )
 from ._mediatype import UTF8_CHARSETS
 from ._text import MAX_BODY_FINDINGS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["FormInspector"]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Final, cast
 
 from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy, refused_ranges
@@ -12,6 +11,10 @@ from ..._scan import find_violation, is_valid
 from ..._violation import Kind
 from ..engine._finding import Finding, Location, RequestKind
 from ._text import MAX_BODY_FINDINGS, Utf8Check
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "JSON_ESCAPE",
@@ -180,10 +183,8 @@ class JsonInspector:
         pos = 0
         while pos < len(buf) and self._found + len(findings) < MAX_BODY_FINDINGS:
             # The pattern matches the empty string: there is always a match.
-            run = cast(
-                "re.Match[bytes]", self._plain.match(buf, pos, pos + _WINDOW_BYTES)
-            )
-            pos = run.end()
+            run = self._plain.match(buf, pos, pos + _WINDOW_BYTES)
+            pos = run.end()  # type: ignore[union-attr]  # never None: see above
             if pos == len(buf) or buf[pos] != JSON_ESCAPE:
                 continue  # the end, or a window boundary inside a run
             end = self._escape_end(buf, pos, final)

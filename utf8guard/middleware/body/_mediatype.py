@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Final
 
 from ..._lazy_pattern import lazy_pattern
 from ..engine._finding import RequestKind
 from ..head._abnf import MEDIA_TYPE, parameters
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "JSON_MEDIA_TYPES",

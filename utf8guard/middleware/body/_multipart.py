@@ -7,8 +7,6 @@ part's headers allow.
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..._constant import Constant
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
@@ -23,7 +21,13 @@ from ._multipart_part import (
     part_plan,
     plan_rules,
 )
-from ._text import BodyInspector, body_finding
+from ._text import body_finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+    from ._text import BodyInspector
 
 __all__ = ["MultipartInspector"]
 

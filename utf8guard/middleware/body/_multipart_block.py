@@ -8,9 +8,14 @@ finds the block here; :mod:`._multipart_part` judges the fields in it.
 from __future__ import annotations
 
 import re
-from typing import Final, NamedTuple
 
 from ..engine._finding import RequestKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = ["MAX_PART_HEADER_BYTES", "BlockRefusal", "header_block_end"]
 

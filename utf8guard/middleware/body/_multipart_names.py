@@ -12,13 +12,11 @@ import re
 import sys
 from collections.abc import Callable
 from functools import partial
-from typing import Final, NamedTuple
 from urllib.parse import unquote_to_bytes
 
 from ..._pathrules import (
     TYPOGRAPHIC_DOTS,
     PathKind,
-    Platform,
     char_violations,
     name_violations,
 )
@@ -29,6 +27,14 @@ from ...paths import MAX_NAME_BYTES
 from ..engine._finding import RequestKind
 from ..head._percent import percent_decode
 from ._mediatype import UTF8_CHARSET_NAMES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+
+    from ..._pathrules import Platform
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = ["NameRefusal", "filename_refusal", "name_refusal"]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Final, NamedTuple
 
 from ..._policy import Policy
 from ..._scan import find_violation, is_valid
@@ -31,7 +30,15 @@ from ._mediatype import (
     parse_media_type,
 )
 from ._multipart_names import filename_refusal, name_refusal
-from ._text import BodyInspector, TextInspector, body_finding
+from ._text import TextInspector, body_finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+
+    from ._text import BodyInspector
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = [
     "CANONICAL_FIELD_HEAD",

@@ -10,13 +10,18 @@ body of a binary type are looked at the way ``json.loads`` would look at them.
 from __future__ import annotations
 
 import codecs
-from typing import Final
 
 from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
 from ..engine._finding import Finding, RequestKind
 from ._json import JsonInspector, detect_encoding
-from ._text import BodyInspector, TextInspector, body_finding
+from ._text import TextInspector, body_finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+    from ._text import BodyInspector
 
 __all__ = ["SniffingInspector"]
 

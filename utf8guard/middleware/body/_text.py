@@ -7,16 +7,35 @@ are known clean, so a streaming adapter never forwards a byte not yet checked.
 
 from __future__ import annotations
 
-from typing import Final, Protocol
-
 from ..._policy import Policy
 from ..._stream import IncrementalValidator
 from ..._violation import Utf8Error
 from ..engine._finding import Finding, Location, RequestKind
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Protocol
+
+    # For type checkers only (issue 28: typing at import): no run-time check uses it.
+    class BodyInspector(Protocol):
+        """A streaming check of one body; findings carry absolute body offsets."""
+
+        @property
+        def checked(self) -> int:
+            """Bytes from the start of the body known to be clean."""
+            ...
+
+        def feed(self, chunk: bytes) -> list[Finding]:
+            """Check the next chunk; return the new findings."""
+            ...
+
+        def finish(self) -> list[Finding]:
+            """Declare the end of the body; return what that end reveals."""
+            ...
+
+
 __all__ = [
     "MAX_BODY_FINDINGS",
-    "BodyInspector",
     "TextInspector",
     "Utf8Check",
     "body_finding",
@@ -26,23 +45,6 @@ __all__ = [
 #: MAX_FINDINGS (a test ties them), so a body with a million bad fields costs one
 #: linear scan and a bounded list, not a million findings.
 MAX_BODY_FINDINGS: Final = 16
-
-
-class BodyInspector(Protocol):
-    """A streaming check of one body; findings carry absolute body offsets."""
-
-    @property
-    def checked(self) -> int:
-        """Bytes from the start of the body known to be clean."""
-        ...
-
-    def feed(self, chunk: bytes) -> list[Finding]:
-        """Check the next chunk; return the new findings."""
-        ...
-
-    def finish(self) -> list[Finding]:
-        """Declare the end of the body; return what that end reveals."""
-        ...
 
 
 def body_finding(kind: RequestKind, offset: int = 0) -> Finding:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import TYPE_CHECKING, Final, Literal, TypedDict, get_args
 
 from ..._policy import STRICT, Policy
 from ..._record import Record, field, fields
@@ -14,8 +13,22 @@ from ..head._cookies import cookie_policy
 from ..head._latin1 import DEFAULT_LATIN1_HEADERS
 from ._finding import ViolationEvent
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
+    from ._options import GuardOptions, Mode
     from ._respond import Refusal
+else:
+
+    def __getattr__(name: str) -> object:
+        # Mode and GuardOptions need typing: built at their first look-up (issue 28).
+        if name in _OPTIONS_TYPES:
+            from . import _options
+
+            return getattr(_options, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -30,9 +43,11 @@ __all__ = [
     "configure",
 ]
 
-#: The modes: refuse with 400, repair what is safe to repair, or only report.
-Mode = Literal["block", "normalize", "report"]
-MODES: Final = get_args(Mode)
+#: The modes: refuse with 400, repair what is safe to repair, or only report
+#: (:data:`Mode`'s values, which type checkers read from ``._options``).
+MODES: Final[tuple[Mode, ...]] = ("block", "normalize", "report")
+#: The names :mod:`._options` builds with typing, at their first look-up.
+_OPTIONS_TYPES: Final = frozenset(("GuardOptions", "Mode"))
 #: Default limit for a body the guard inspects (text, JSON, forms); binary media types
 #: are not inspected and not limited. A few MiB covers forms and JSON APIs.
 MAX_BODY_BYTES: Final = 4 * 1024 * 1024
@@ -219,32 +234,6 @@ def _exclusions(paths: object) -> tuple[str | re.Pattern[str], ...]:
         elif not entry.startswith("/"):
             raise ValueError(f"exclude_paths prefixes must start with /, not {entry!r}")
     return listed
-
-
-class GuardOptions(TypedDict, total=False):
-    """The keyword options every adapter takes: :class:`GuardConfig`'s fields.
-
-    Typing only (PEP 692 ``Unpack``); a test ties its keys to ``GuardConfig``.
-    """
-
-    mode: Mode
-    policy: Policy
-    path_policy: Policy | None
-    max_body_size: int
-    max_upload_size: int | None
-    memory_body_size: int
-    max_multipart_parts: int
-    windows_upload_names: bool
-    stream_body: bool
-    skip_headers: Collection[str]
-    latin1_headers: Collection[str]
-    allow_encoded_separators: bool
-    allow_lookalike_separators: bool
-    inspect_all_bodies: bool
-    on_violation: Callable[[ViolationEvent], None] | None
-    on_refuse: Callable[[Refusal], Refusal] | None
-    exclude_paths: Collection[str | re.Pattern[str]]
-    request_id_header: str | None
 
 
 def configure(config: GuardConfig | None, options: Mapping[str, object]) -> GuardConfig:

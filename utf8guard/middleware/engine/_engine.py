@@ -7,19 +7,25 @@ body is too large, whether it must be repaired) is made here, without I/O.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
 
 from ..._record import Record
 from ..body._body import body_inspector, decoding_of, uploads_of
 from ..body._sniff import SniffingInspector
-from ..body._text import BodyInspector, body_finding
+from ..body._text import body_finding
 from ..head._clean import is_clean_head
 from ..head._request import RequestHead, inspect_head, normalize_head
 from ._config import GuardConfig
-from ._finding import Action, Finding, RequestKind, RequestSummary, ScopeType
+from ._finding import Finding, RequestKind, RequestSummary
 from ._problem import Problem, invalid_request, too_large
 from ._report import RequestReport
 from ._respond import refuse
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+    from ..body._text import BodyInspector
+    from ._finding import Action, ScopeType
 
 __all__ = [
     "DIGIT",

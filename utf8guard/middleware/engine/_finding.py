@@ -2,31 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal
-
 from ..._constant import Constant
 from ..._lazy_pattern import lazy_pattern
 from ..._pathrules import PathKind
 from ..._record import Record
 from ..._violation import Kind
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    #: What the guard did about a request's findings (report mode lets it through).
+    Action = Literal["blocked", "normalized", "reported"]
+    #: Where a request came from: an ASGI scope type, or a WSGI environ.
+    ScopeType = Literal["http", "websocket", "wsgi"]
+else:
+    # Without typing at run time, typing.get_type_hints() of ViolationEvent and
+    # RequestSummary reads these as str (their values are strs); type checkers read
+    # the Literals above.
+    Action = ScopeType = str
+
 __all__ = [
     "MAX_SAFE_NAME_BYTES",
-    "Action",
     "Finding",
     "Location",
     "RequestKind",
     "RequestSummary",
-    "ScopeType",
     "ViolationEvent",
     "safe_name",
     "title",
 ]
-
-#: What the guard did about a request's findings (report mode lets it through as is).
-Action = Literal["blocked", "normalized", "reported"]
-#: Where a request came from: an ASGI scope type, or a WSGI environ.
-ScopeType = Literal["http", "websocket", "wsgi"]
 
 
 class Location(str, Constant):

@@ -14,9 +14,12 @@ from ..._constant import Constant
 from ..._stream import repair_stream
 from ._config import GuardConfig
 from ._engine import BodyCheck, HeadVerdict
-from ._finding import ScopeType
 from ._problem import Problem
 from ._spool import BodySpool
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._finding import ScopeType
 
 __all__ = ["BodyBuffer", "BodyFlow", "Route", "StreamGate"]
 

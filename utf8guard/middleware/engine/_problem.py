@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, NamedTuple
 
 from ._finding import Finding, title
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = [
     "INVALID_TYPE",

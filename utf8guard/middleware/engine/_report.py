@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
 
 from ..._lazy_pattern import lazy_pattern
 from ..head._request import RequestHead
 from ._config import GuardConfig
-from ._finding import Action, Finding, RequestSummary, ScopeType, ViolationEvent
+from ._finding import Finding, RequestSummary, ViolationEvent
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+    from ._finding import Action, ScopeType
 
 __all__ = ["LOGGER_NAME", "RequestReport", "escape", "summarize"]
 

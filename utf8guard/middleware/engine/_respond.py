@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
 from ..._lazy_pattern import lazy_pattern
 from ..._record import Record
 from ._config import GuardConfig
 from ._finding import Finding, RequestSummary
 from ._problem import Problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["Refusal", "refuse"]
 

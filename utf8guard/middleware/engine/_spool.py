@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO, Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Final
 
 __all__ = ["REPLAY_BYTES", "BodySpool"]
 

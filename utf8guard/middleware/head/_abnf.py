@@ -19,9 +19,12 @@ Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (paramete
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from ..._lazy_pattern import lazy_pattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "FIELD_NAME",

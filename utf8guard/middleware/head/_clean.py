@@ -17,7 +17,6 @@ by the tests; :data:`scan_head` is whichever is active.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
 
 from ..._accel import IMPLEMENTATION
 from ..._policy import Policy
@@ -38,6 +37,10 @@ from ._percent import strict_unquote
 from ._request import RequestHead
 from ._target import LOOKALIKE
 from ._trigger import gate_of, pattern_of, second_marks_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 # The header half (_clean_fields) and the table (_lane_table) are re-exported: the
 # lanes and the C loader know this module as the lane's entry.

@@ -7,14 +7,18 @@ every needle comes from ``_lane_table.TRIGGERS``. Pure.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
-
 from ..._policy import Policy
 from ..._scan import is_valid
 from ._abnf import PRINTABLE, TCHAR
 from ._lane_table import TRIGGERS
 from ._seen import remember
 from ._trigger import gate_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = [
     "VALUE_JOINER",

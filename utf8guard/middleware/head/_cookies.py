@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Final
 
 from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
@@ -39,6 +38,10 @@ from ..._violation import ILL_FORMED, Kind
 from ..engine._finding import Finding, Location, RequestKind
 from ._percent import ESCAPE_RUN, percent_decode
 from ._trigger import Trigger
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["COOKIE_TRIGGER", "cookie_findings", "cookie_policy"]
 

@@ -18,9 +18,6 @@ environ itself (:func:`._wsgi_lane.py_wsgi_plan`, which ends in :func:`body_plan
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Final, NamedTuple
-
 from ..._accel import IMPLEMENTATION
 from ..._policy import Policy
 from ..body._body import body_kind, inspector_for
@@ -30,6 +27,14 @@ from ..engine._config import GuardConfig
 from ..engine._engine import content_length
 from ..engine._finding import Finding
 from ._clean import OnceFields, clean_headers, is_clean_target
+
+# collections.abc and typing are for type checkers only (issue 28).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Final, NamedTuple
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = [
     "NO_BODY",

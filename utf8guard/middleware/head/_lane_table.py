@@ -10,12 +10,17 @@ The rules declare their triggers beside their exact checks (``_target``,
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
-
 from ._cookies import COOKIE_TRIGGER
 from ._request import FIELD_VALUE_TRIGGER, HOST_TRIGGER, QUERY_ESCAPE_TRIGGER
 from ._target import DECODED_PATH_TRIGGER, PATH_TRICK_TRIGGER
 from ._trigger import Trigger
+
+# typing is for type checkers only (issue 28).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = ["TRIGGERS", "Triggers"]
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from codecs import escape_decode
 from collections.abc import Callable, Iterator
-from typing import Final
 
 from ..._accel import IMPLEMENTATION
 from ..._lazy_pattern import lazy_pattern
@@ -22,6 +21,10 @@ from ..._stream import IncrementalValidator
 from ..._violation import Utf8Error
 from ..engine._finding import RequestKind
 from ._abnf import NOT_PCT_ENCODED, PCT_ENCODED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "ESCAPE_RUN",

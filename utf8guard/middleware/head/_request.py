@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from heapq import merge
 from operator import attrgetter
-from typing import Final
 
 from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
@@ -30,6 +29,10 @@ from ._target import (
     requoted,
 )
 from ._trigger import Trigger
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "FIELD_VALUE_TRIGGER",

@@ -8,7 +8,12 @@ at most :data:`MAX_SEEN_SHAPES` of them, after which it starts over.
 
 from __future__ import annotations
 
-from typing import Final, TypeVar
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, TypeVar
+
+    Shape = TypeVar("Shape")
+    Known = TypeVar("Known")
 
 __all__ = ["MAX_SEEN_CHARS", "MAX_SEEN_SHAPES", "remember"]
 
@@ -16,9 +21,6 @@ __all__ = ["MAX_SEEN_CHARS", "MAX_SEEN_SHAPES", "remember"]
 MAX_SEEN_SHAPES: Final = 64
 #: Shapes longer than this (characters of all keys, or bytes) are not remembered.
 MAX_SEEN_CHARS: Final = 4096
-
-Shape = TypeVar("Shape")
-Known = TypeVar("Known")
 
 
 def remember(seen: dict[Shape, Known], shape: Shape, known: Known, size: int) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Final
 
 from ..._lazy_pattern import lazy_pattern
 from ..._pathrules import LOOKALIKE_SEPARATORS
@@ -25,7 +24,10 @@ from ._abnf import NOT_PCT_ENCODED, PCT_ENCODED
 from ._percent import percent_decode
 from ._trigger import Trigger
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from ._request import RequestHead
 
 __all__ = [

@@ -8,13 +8,16 @@ for the bytes that rule needs to find anything: its :class:`Trigger`'s needles.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
-
 from ..._lazy_pattern import lazy_pattern
 
-# Only mypy reads re here: importing the lane compiles no pattern (issue 28).
+# Only mypy reads re and typing here: importing the lane compiles no pattern and
+# imports no typing (issue 28).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from typing import NamedTuple
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = ["Gate", "Trigger", "gate_of", "pattern_of", "second_marks_of"]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ..._policy import Policy
 from ..adapter._wsgi_environ import HeaderKeys, header_keys, remember_keys, target_parts
@@ -34,8 +33,13 @@ from ._clean import (
 )
 from ._fast import Lane, Plan, body_plan
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+
     from _typeshed.wsgi import WSGIEnvironment
+else:
+    from ..._named_tuple import NamedTuple
 
 __all__ = ["py_wsgi_plan"]
 
