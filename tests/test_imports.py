@@ -304,9 +304,8 @@ def test_cold_start_imports_no_typing(start: str, pure: bool) -> None:
     # Every import statement goes through builtins.__import__: record which of our
     # modules asks for one of UNTYPED. The public Mode, looked up last, must show
     # up (built with typing at its first look-up), or the hook saw nothing. An
-    # ASGI app (an async def) is recognised without inspect too; the WSGI adapter
-    # still reads its app's signature with inspect, which loads contextlib and warnings.
-    absent = ("typing", *UNTYPED[3:]) if start == "wsgi" else (*UNTYPED, "inspect")
+    # ASGI app (an async def) and a WSGI app (a def) are recognised without inspect.
+    absent = (*UNTYPED, "inspect")
     code = (
         "import builtins\n"
         "asked = set()\n"

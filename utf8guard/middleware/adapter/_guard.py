@@ -94,13 +94,17 @@ def is_async_callable(app: object) -> bool:
     call = getattr(app, "__call__", None)  # noqa: B004  # the method, not callable()
     if _is_async_def(app) or _is_async_def(call):
         return True  # what inspect says too: an ASGI app is built without it
+    if _surely_sync(app) and _surely_sync(call):
+        return False  # and a WSGI app or Django's handler without it too
     import inspect  # at construction: with ast, dis, tokenize, a third of the import
 
     return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(call)
 
 
-#: The code flag of an ``async def`` function (``inspect.CO_COROUTINE``).
+#: The code flags of an ``async def`` function and of one with ``*args``
+#: (``inspect.CO_COROUTINE``, ``inspect.CO_VARARGS``).
 _CO_COROUTINE: Final = 0x80
+_CO_VARARGS: Final = 0x04
 
 
 def _is_async_def(function: object) -> bool:
@@ -116,15 +120,34 @@ def _is_async_def(function: object) -> bool:
     )
 
 
+def _surely_sync(function: object) -> bool:
+    """True only where ``inspect.iscoroutinefunction(function)`` is False: it reads
+    the code flag of functions, of methods and partials of them and of function-like
+    objects (a ``__code__``), and on Python 3.12+ ``markcoroutinefunction``'s mark;
+    False says nothing."""
+    if hasattr(function, "_is_coroutine_marker"):
+        return False  # marked (a method forwards the lookup to its function)
+    if isinstance(function, types.MethodType):
+        function = function.__func__
+    if isinstance(function, types.FunctionType):
+        return not function.__code__.co_flags & _CO_COROUTINE
+    return not isinstance(
+        function, functools.partial | functools.partialmethod
+    ) and not hasattr(function, "__code__")
+
+
 def takes_one_argument(app: object) -> bool:
     """Whether ``app`` can only be called with one positional argument, as Django's
     ``get_response`` (a request) and unlike a WSGI app (environ, start_response);
     False when its signature does not say."""
     # asgiref's AsyncToSync (how Django hands a sync middleware its async handler)
     # takes *args; the function it wraps is its ``awaitable``.
+    app = getattr(app, "awaitable", app)
+    binds = _binds_two(app)
+    if binds is not None:
+        return not binds
     import inspect  # see is_async_callable
 
-    app = getattr(app, "awaitable", app)
     try:
         signature = inspect.signature(app)  # type: ignore[arg-type]  # any callable
     except (TypeError, ValueError):
@@ -134,6 +157,58 @@ def takes_one_argument(app: object) -> bool:
     except TypeError:
         return True
     return False
+
+
+def _binds_two(app: object) -> bool | None:
+    """Whether ``inspect.signature(app).bind(None, None)`` succeeds, read from the
+    code object of a plain function, of a method of one, or of an instance's
+    ``__call__`` (the common WSGI apps: Flask's, Django's); None where the answer
+    takes ``inspect`` (wrappers, ``__signature__``, partials, classes, builtins)."""
+    bound = 1
+    if isinstance(app, types.FunctionType):
+        function: object = app
+        bound = 0
+    elif isinstance(app, types.MethodType):
+        function = app.__func__
+    elif isinstance(app, type) or _signed(app):
+        return None
+    else:
+        function = getattr(type(app), "__call__", None)  # noqa: B004
+    if not isinstance(function, types.FunctionType) or _signed(function):
+        return None
+    code = function.__code__
+    positional = code.co_argcount - bound
+    if positional < 0:
+        return None  # a method without self: inspect's ValueError
+    required = positional - min(len(function.__defaults__ or ()), positional)
+    keywords = code.co_varnames[code.co_argcount :][: code.co_kwonlyargcount]
+    defaults = function.__kwdefaults__ or {}
+    return (
+        (positional >= 2 or bool(code.co_flags & _CO_VARARGS))
+        and required <= 2
+        and all(name in defaults for name in keywords)
+    )
+
+
+#: What ``inspect.signature`` reads before a function's code or a class's ``__call__``.
+_SIGNATURE_SOURCES: Final = (
+    "__wrapped__",
+    "__signature__",
+    "__text_signature__",
+    "_partialmethod",
+    "__partialmethod__",
+)
+
+
+def _signed(function: object) -> bool:
+    """Whether ``inspect.signature`` reads ``function`` otherwise than from its code
+    or its class's ``__call__``: a wrapper chain, an own signature, a partial method
+    or a function-like object."""
+    if any(hasattr(function, name) for name in _SIGNATURE_SOURCES):
+        return True
+    return not isinstance(function, types.FunctionType) and hasattr(
+        function, "__code__"
+    )
 
 
 def app_name(app: object) -> str:
