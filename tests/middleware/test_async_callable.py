@@ -203,7 +203,7 @@ SIGNED: dict[str, object] = {
     "method-three": Signatures().three,
     "method-three-default": Signatures().three_with_default,
     "method-star": Signatures().star,
-    "method-defaults-for-self": Signatures().defaults_for_self,
+    "method-defaults-for-self": Signatures().defaults_for_self,  # type: ignore[misc]
     "static": Signatures.static_two,
     "classmethod": Signatures.class_two,
     "unbound-two": Signatures.two,
