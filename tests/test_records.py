@@ -340,11 +340,18 @@ def _scanned() -> Violation:
     ],
 )
 def test_pickle_and_copy_give_an_equal_record(record: Any) -> None:
+    made = [copy.copy(record), copy.deepcopy(record)]
     for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
-        back = pickle.loads(pickle.dumps(record, protocol))  # noqa: S301 (own bytes)
-        assert (type(back), back, repr(back)) == (type(record), record, repr(record))
-    for made in (copy.copy(record), copy.deepcopy(record)):
-        assert (type(made), made, repr(made)) == (type(record), record, repr(record))
+        made.append(pickle.loads(pickle.dumps(record, protocol)))  # noqa: S301 (own)
+    for back in made:
+        assert (type(back), back) == (type(record), record)
+        # A non-empty set prints in the order of its insertion history, which a
+        # pickle round trip may change (PYTHONHASHSEED=6 shows it): such reprs differ
+        # in order only.
+        if "frozenset({" not in repr(record):
+            assert repr(back) == repr(record)
+        else:
+            assert sorted(repr(back)) == sorted(repr(record))
 
 
 def test_scanned_violation_is_the_public_record() -> None:
