@@ -364,7 +364,7 @@ def test_typing_names_still_import_and_mean_the_same() -> None:
             getattr(module, "Nope")  # noqa: B009 - the look-up is the test
 
 
-#: What ``import utf8guard.middleware`` and the ASGI adapter's construction must not
+#: What ``import utf8guard.middleware`` and the adapters' construction must not
 #: import (issue 28: ``re`` brings ``enum``, ``functools``, ``collections`` and
 #: ``copyreg``): patterns are built without it and compiled at their first use.
 NO_REGEX: Final = ("re", "enum", "copyreg")
@@ -382,6 +382,9 @@ def test_middleware_import_and_construction_leave_re_unimported(pure: bool) -> N
         "Utf8GuardMiddleware(app)\n"
         "Utf8GuardMiddleware(app, exclude_paths=['/health'], mode='report')\n"
         f"print(sorted(set({NO_REGEX!r}) & set(sys.modules)))\n"
+        "from utf8guard.middleware import Utf8GuardWSGIMiddleware\n"
+        "Utf8GuardWSGIMiddleware(lambda environ, start_response: [])\n"
+        f"print(sorted(set({NO_REGEX!r}) & set(sys.modules)))\n"
         "import re\n"
         "Utf8GuardMiddleware(app, exclude_paths=[re.compile('/hooks/[0-9]+')])\n"
         "try:\n"
@@ -390,6 +393,7 @@ def test_middleware_import_and_construction_leave_re_unimported(pure: bool) -> N
         "    print(error)\n"
     )
     assert _fresh(code, pure=pure).splitlines() == [
+        "[]",
         "[]",
         "[]",
         "exclude_paths patterns must be str patterns",
