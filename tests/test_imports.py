@@ -362,3 +362,39 @@ def test_typing_names_still_import_and_mean_the_same() -> None:
     for module in (utf8guard.middleware, _config, _pathrules):
         with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
             getattr(module, "Nope")  # noqa: B009 - the look-up is the test
+
+
+#: What ``import utf8guard.middleware`` and the adapters' construction must not
+#: import (issue 28: ``re`` brings ``enum``, ``functools``, ``collections`` and
+#: ``copyreg``): patterns are built without it and compiled at their first use.
+NO_REGEX: Final = ("re", "enum", "copyreg")
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_middleware_import_and_construction_leave_re_unimported(pure: bool) -> None:
+    # A prefix in exclude_paths is told from a pattern without re; once the app has
+    # imported re, a compiled pattern is taken (and a bytes one still refused).
+    code = (
+        "import utf8guard.middleware\n"
+        f"print(sorted(set({NO_REGEX!r}) & set(sys.modules)))\n"
+        "from utf8guard.middleware import Utf8GuardMiddleware\n"
+        "async def app(scope, receive, send): pass\n"
+        "Utf8GuardMiddleware(app)\n"
+        "Utf8GuardMiddleware(app, exclude_paths=['/health'], mode='report')\n"
+        f"print(sorted(set({NO_REGEX!r}) & set(sys.modules)))\n"
+        "from utf8guard.middleware import Utf8GuardWSGIMiddleware\n"
+        "Utf8GuardWSGIMiddleware(lambda environ, start_response: [])\n"
+        f"print(sorted(set({NO_REGEX!r}) & set(sys.modules)))\n"
+        "import re\n"
+        "Utf8GuardMiddleware(app, exclude_paths=[re.compile('/hooks/[0-9]+')])\n"
+        "try:\n"
+        "    Utf8GuardMiddleware(app, exclude_paths=[re.compile(b'/x')])\n"
+        "except TypeError as error:\n"
+        "    print(error)\n"
+    )
+    assert _fresh(code, pure=pure).splitlines() == [
+        "[]",
+        "[]",
+        "[]",
+        "exclude_paths patterns must be str patterns",
+    ]

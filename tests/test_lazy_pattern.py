@@ -7,16 +7,18 @@ compiled pattern's (a bound method of a ``re.Pattern``), so no wrapper runs per 
 
 from __future__ import annotations
 
+import copy
 import importlib
+import pickle
 import pkgutil
 import re
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
 import utf8guard
 from utf8guard import _lazy_pattern
-from utf8guard._lazy_pattern import lazy_pattern
+from utf8guard._lazy_pattern import lazy_pattern, literal
 
 #: (source, flags, subject) for each kind of pattern the package writes.
 CASES: list[tuple[Any, int, Any]] = [
@@ -126,3 +128,68 @@ def test_every_lazy_pattern_in_the_package_compiles() -> None:
         compiled = method.__self__
         assert isinstance(compiled, re.Pattern), name
         assert compiled.pattern == lazy.pattern, name
+
+
+def test_the_named_flags_are_re_s() -> None:
+    # The package passes these without importing re (issue 28).
+    assert _lazy_pattern.DOTALL == int(re.DOTALL)
+    assert _lazy_pattern.IGNORECASE == int(re.IGNORECASE)
+
+
+#: A class's worth of tchar-like bytes, ranges' ends and metacharacters mixed.
+TCHAR_LIKE: Final = b"!#$%&'*+-.^_`|~09AZaz"
+
+
+def test_a_literal_matches_itself_alone_in_or_out_of_a_class() -> None:
+    # Every byte, the regular expression syntax and NUL among them; in a class,
+    # "]", "^", "-" and "\\" too (oracle: membership in the literal).
+    every = bytes(range(256))
+    for byte in every:
+        one = bytes([byte])
+        assert re.fullmatch(literal(one + b"*"), one + b"*") is not None
+        assert re.search(literal(one), every.replace(one, b"")) is None
+    for members in (b"^]-\\", b"a-z", b"]", TCHAR_LIKE):
+        in_class = re.compile(b"[" + literal(members) + b"]")
+        found = {byte for byte in every if in_class.fullmatch(bytes([byte]))}
+        assert found == set(members), members
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ((rb"a+", 0), (rb"a+", 0)),
+        ((rb"a+", 0), (rb"a+", re.IGNORECASE)),
+        ((rb"a+", 0), (rb"b+", 0)),
+        ((r"a+", 0), (rb"a+", 0)),
+    ],
+)
+def test_equal_and_hashed_as_re_compile(
+    left: tuple[Any, int], right: tuple[Any, int]
+) -> None:
+    # Compiled or not, two lazy patterns compare as the compiled ones do.
+    a, b = lazy_pattern(*left), lazy_pattern(*right)
+    expected = re.compile(*left) == re.compile(*right)
+    assert (a == b) is expected
+    b.search(right[0][:0])  # the right one compiled, the left one not
+    assert (a == b) is expected is (b == a)
+    assert (a != b) is not expected
+    if expected:
+        assert hash(a) == hash(b)
+    assert a != re.compile(*left)  # not a re.Pattern: re's own __eq__ says no
+
+
+@pytest.mark.parametrize("used", [False, True], ids=["before", "after"])
+def test_pickled_and_copied_as_source_and_flags(used: bool) -> None:
+    lazy = lazy_pattern(rb"\\(.)", _lazy_pattern.DOTALL)
+    if used:
+        lazy.search(b"")
+    for again in (
+        pickle.loads(pickle.dumps(lazy)),  # noqa: S301 - our own bytes
+        copy.copy(lazy),
+        copy.deepcopy(lazy),
+    ):
+        assert again == lazy
+        assert again.pattern == lazy.pattern
+        assert _seen(again.search(b"x\\\n")) == _seen(
+            re.compile(rb"\\(.)", re.DOTALL).search(b"x\\\n")
+        )

@@ -5,6 +5,11 @@ requests use none of them. A module writes ``NAME: Final = lazy_pattern(rb"...")
 where it wrote ``re.compile``; the first attribute looked up compiles the pattern,
 and from then on the object's slots hold the compiled pattern's bound methods: a
 call is one slot read and the compiled method, no Python frame in between.
+
+Building a pattern needs no ``re`` either (issue 28: ``re`` brings ``enum``,
+``functools`` and ``collections``): :func:`literal` escapes a literal, and the flags
+the package passes are named here by their values (``tests/test_lazy_pattern.py``
+checks them against ``re``'s).
 """
 
 from __future__ import annotations
@@ -13,9 +18,13 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from typing import AnyStr
+    from typing import AnyStr, Final
 
-__all__ = ["lazy_pattern"]
+__all__ = ["DOTALL", "IGNORECASE", "lazy_pattern", "literal"]
+
+#: ``re.IGNORECASE`` and ``re.DOTALL``, without importing ``re``.
+IGNORECASE: Final = 2
+DOTALL: Final = 16
 
 #: What the first use of a pattern fills in from the compiled one.
 _COMPILED_ATTRIBUTES = (
@@ -40,6 +49,21 @@ class _Compiled:
     """
 
     __slots__ = ("pattern", "_flags", *_COMPILED_ATTRIBUTES)
+    pattern: str | bytes
+    _flags: int
+
+    # As re.Pattern's: equal when source and flags are, compiled or not, and pickled
+    # or copied as the source and flags (a GuardConfig holds patterns).
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Compiled):
+            return NotImplemented
+        return (self.pattern, self._flags) == (other.pattern, other._flags)
+
+    def __hash__(self) -> int:
+        return hash((self.pattern, self._flags))
+
+    def __reduce__(self) -> tuple[object, tuple[str | bytes, int]]:
+        return lazy_pattern, (self.pattern, self._flags)
 
 
 class _Lazy(_Compiled):
@@ -78,3 +102,13 @@ def lazy_pattern(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
     # The object offers the compiled pattern's attributes (_COMPILED_ATTRIBUTES):
     # typed as one so that call sites read as they did with re.compile.
     return _Lazy(pattern, flags)  # type: ignore[return-value]
+
+
+def literal(data: bytes) -> bytes:
+    r"""``data`` as a pattern that matches it alone, in or out of a character class:
+    each byte as ``\xHH`` (``re.escape`` would import ``re``).
+
+    >>> literal(b"a.")
+    b'\\x61\\x2e'
+    """
+    return b"".join(b"\\x%02x" % byte for byte in data)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from utf8guard import IDENTIFIER, STRICT, Policy
+from utf8guard import IDENTIFIER, STRICT, Policy, is_valid
 from utf8guard._record import fields
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.engine._config import MODES, GuardOptions, configure
@@ -46,6 +46,26 @@ def test_config_mistakes_raise(
 ) -> None:
     with pytest.raises(error, match=message):
         GuardConfig(**options)  # type: ignore[arg-type]  # wrong types on purpose
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [STRICT, IDENTIFIER, Policy(allow_nul=False), Policy(allow_controls=False)],
+    ids=["strict", "identifier", "no-nul", "no-controls"],
+)
+def test_plain_ascii_is_what_the_validator_allows(policy: Policy) -> None:
+    # The ASCII bytes each pattern refuses come from the policy's code-point sets;
+    # the oracle is the validator itself, one byte at a time, and a run of them.
+    config = GuardConfig(policy=policy, path_policy=policy)
+    for byte in range(0x80):
+        one = bytes([byte])
+        allowed = is_valid(one, policy)
+        assert config.is_plain(one) is allowed, byte
+        assert config.is_plain(b"ab" + one + b"cd") is allowed, byte
+        assert config.is_plain(one, path=True) is is_valid(
+            one, config.effective_path_policy
+        ), byte
+    assert not config.is_plain("é".encode())
 
 
 def test_path_policy_keeps_its_other_flags() -> None:

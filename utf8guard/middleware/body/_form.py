@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 
-from ..._lazy_pattern import lazy_pattern
+from ..._lazy_pattern import IGNORECASE, lazy_pattern, literal
 from ..._policy import Policy
 from ..._stream import IncrementalValidator
 from ..._violation import Utf8Error
@@ -46,7 +45,7 @@ _CHARSET_NAME: Final = b"_charset_"
 _CHARSET_FIELD: Final = lazy_pattern(
     rb"(?:^|(?<=&))(?:"
     + rb")(?:".join(
-        re.escape(bytes([c]))
+        literal(bytes([c]))
         + b"|%"
         + b"%02x" % c
         + b"|%"
@@ -54,7 +53,7 @@ _CHARSET_FIELD: Final = lazy_pattern(
         for c in _CHARSET_NAME
     )
     + rb")=([^&]*)",
-    re.IGNORECASE,
+    IGNORECASE,
 )
 #: Longest unfinished field held for the next chunk when it may be a _charset_
 #: field: its name escaped ("%5F..." 27 bytes), "=" and a 64-byte value.

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-from ..._lazy_pattern import lazy_pattern
+from ..._lazy_pattern import lazy_pattern, literal
 from ..._policy import Policy, refused_ranges
 from ..._scan import find_violation, is_valid
 from ..._violation import Kind
@@ -14,6 +13,7 @@ from ._text import MAX_BODY_FINDINGS, Utf8Check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Final
 
 __all__ = [
@@ -302,7 +302,7 @@ def _plain_run(policy: Policy) -> re.Pattern[bytes]:
         highs_by_lows.setdefault(lows, bytearray(0x10000))[high] = 1
     pairs = [
         _hex_pattern(bytes(highs), 4)
-        + re.escape(_CODE_POINT_ESCAPE)
+        + literal(_CODE_POINT_ESCAPE)
         + _hex_pattern(bytes(0xDC00) + lows + bytes(0x2000), 4)
         for lows, highs in highs_by_lows.items()
         if lows.count(1)
@@ -310,10 +310,10 @@ def _plain_run(policy: Policy) -> re.Pattern[bytes]:
     escape = b"|".join([bmp, *pairs])
     # Any run without the escape character, an escape of one character other than
     # "u", or an allowed "\u" escape.
-    backslash = re.escape(_ESCAPE)
-    return re.compile(
+    backslash = literal(_ESCAPE)
+    return lazy_pattern(
         rb"(?:[^%s]+|%s[^u]|%s(?:%s))*"
-        % (backslash, backslash, re.escape(_CODE_POINT_ESCAPE), escape)
+        % (backslash, backslash, literal(_CODE_POINT_ESCAPE), escape)
     )
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-from ..._lazy_pattern import lazy_pattern
+from ..._lazy_pattern import DOTALL, lazy_pattern
 from ..engine._finding import RequestKind
 from ..head._abnf import MEDIA_TYPE, parameters
 
@@ -132,7 +131,7 @@ def is_valid_boundary(boundary: bytes) -> bool:
 
 
 #: RFC 2231 §4: ext-value = charset "'" [ language ] "'" value-chars (pct-encoded).
-_EXT_VALUE: Final = lazy_pattern(r"[^']*'[^']*'(.*)", re.DOTALL)
+_EXT_VALUE: Final = lazy_pattern(r"[^']*'[^']*'(.*)", DOTALL)
 
 
 def extended_parameter(params: dict[str, str]) -> RequestKind | None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import re
+import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
 
-from ..._policy import STRICT, Policy
+from ..._lazy_pattern import lazy_pattern, literal
+from ..._policy import STRICT, Policy, refused_ranges
+from ..._ranges import in_ranges
 from ..._record import Record, field, fields
-from ..._scan import is_valid
 from ..head._abnf import FIELD_NAME
 from ..head._cookies import cookie_policy
 from ..head._latin1 import DEFAULT_LATIN1_HEADERS
@@ -15,6 +16,7 @@ from ._finding import ViolationEvent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Final
 
     from ._options import GuardOptions, Mode
@@ -187,13 +189,13 @@ class GuardConfig(Record, kw_only=True):
 
 
 def _ascii_refused(policy: Policy) -> re.Pattern[bytes] | None:
-    # Asked of the core, one byte at a time, once per configuration.
-    refused = [
-        bytes([byte]) for byte in range(0x80) if not is_valid(bytes([byte]), policy)
-    ]
-    if not refused:
-        return None
-    return re.compile(b"[" + b"".join(map(re.escape, refused)) + b"]")
+    # From the code-point sets the validator refuses (not by asking it, which in the
+    # pure build compiles the policy's regex and imports re at construction).
+    sets = [ranges for _, ranges in refused_ranges(policy)]
+    refused = bytes(
+        byte for byte in range(0x80) if any(in_ranges(byte, s) for s in sets)
+    )
+    return lazy_pattern(b"[" + literal(refused) + b"]") if refused else None
 
 
 def _check_size(name: str, value: object) -> None:
@@ -225,8 +227,11 @@ def _exclusions(paths: object) -> tuple[str | re.Pattern[str], ...]:
     if isinstance(paths, str | bytes) or not isinstance(paths, Iterable):
         raise TypeError("exclude_paths must be a collection of str or re.Pattern")
     listed = tuple(paths)
+    # No pattern exists before ``re`` is imported, and the middleware does not import
+    # it (issue 28): then no entry is one (isinstance of an empty tuple is False).
+    pattern_type = getattr(sys.modules.get("re"), "Pattern", ())
     for entry in listed:
-        if isinstance(entry, re.Pattern):
+        if isinstance(entry, pattern_type):
             if not isinstance(entry.pattern, str):
                 raise TypeError("exclude_paths patterns must be str patterns")
         elif not isinstance(entry, str):

@@ -11,8 +11,6 @@ A path that fails any of this is checked in full, as if not excluded.
 
 from __future__ import annotations
 
-import re
-
 from ..head._percent import percent_decode
 from ..head._request import RequestHead, inspect_head
 from ..head._target import holds_encoded_separator
@@ -51,11 +49,12 @@ def may_be_excluded(path: str, config: GuardConfig) -> bool:
 
 
 def _matches(path: str, config: GuardConfig) -> bool:
+    # GuardConfig holds str prefixes and re.Pattern entries only.
     for entry in config.exclude_paths:
-        if isinstance(entry, re.Pattern):
-            if entry.fullmatch(path):
+        if isinstance(entry, str):
+            if path == entry or path.startswith(entry.rstrip("/") + "/"):
                 return True
-        elif path == entry or path.startswith(entry.rstrip("/") + "/"):
+        elif entry.fullmatch(path):
             return True
     return False
 

@@ -18,9 +18,7 @@ Quoted from RFC 9110 §5.6.2 (token), §5.6.4 (quoted-string), §5.6.6 (paramete
 
 from __future__ import annotations
 
-import re
-
-from ..._lazy_pattern import lazy_pattern
+from ..._lazy_pattern import DOTALL, lazy_pattern, literal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,7 +48,7 @@ TCHAR: Final = b"!#$%&'*+-.^_`|~" + bytes(
     [*range(0x30, 0x3A), *range(0x61, 0x7B), *range(0x41, 0x5B)]
 )
 #: RFC 9110 §5.6.2 token, as a pattern to embed.
-TOKEN: Final = b"[" + re.escape(TCHAR) + b"]+"
+TOKEN: Final = b"[" + literal(TCHAR) + b"]+"
 #: RFC 9110 §5.1: field-name = token (match it whole: ``FIELD_NAME.fullmatch``).
 FIELD_NAME: Final = lazy_pattern(TOKEN)
 #: RFC 9110 §5.6.6 as written: ``OWS ";" OWS parameter-name "=" parameter-value``,
@@ -63,12 +61,12 @@ PARAMETER: Final = lazy_pattern(
 #: RFC 9110 §8.3.1: type "/" subtype, with optional whitespace around.
 MEDIA_TYPE: Final = lazy_pattern(rb"\s*(" + TOKEN + rb"/" + TOKEN + rb")\s*")
 #: RFC 9110 §5.6.4: quoted-pair = "\\" ( HTAB / SP / VCHAR / obs-text ).
-_QUOTED_PAIR: Final = lazy_pattern(rb"\\(.)", re.DOTALL)
+_QUOTED_PAIR: Final = lazy_pattern(rb"\\(.)", DOTALL)
 # Content-Type parameters as servers and frameworks read them: space around "=" is
 # allowed (every parser tested strips it there).
 _LENIENT_PARAMETER: Final = lazy_pattern(
     rb";\s*(" + TOKEN + rb')\s*=\s*("(?:[^"\\]|\\.)*"|' + TOKEN + rb")\s*",
-    re.DOTALL,
+    DOTALL,
 )
 
 

@@ -9,10 +9,9 @@ declares its :class:`._trigger.Trigger` here, beside it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
-from ..._lazy_pattern import lazy_pattern
+from ..._lazy_pattern import lazy_pattern, literal
 from ..._pathrules import LOOKALIKE_SEPARATORS
 from ..._policy import Policy
 from ..._repair import repair
@@ -46,7 +45,7 @@ __all__ = [
 # points, even among ill-formed bytes, with byte offsets.
 LOOKALIKE: Final = lazy_pattern(
     b"|".join(
-        re.escape(chr(code).encode())
+        literal(chr(code).encode())
         for lo, hi in LOOKALIKE_SEPARATORS
         for code in range(lo, hi + 1)
     )

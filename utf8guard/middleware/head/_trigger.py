@@ -8,7 +8,7 @@ for the bytes that rule needs to find anything: its :class:`Trigger`'s needles.
 
 from __future__ import annotations
 
-from ..._lazy_pattern import lazy_pattern
+from ..._lazy_pattern import lazy_pattern, literal
 
 # Only mypy reads re and typing here: importing the lane compiles no pattern and
 # imports no typing (issue 28).
@@ -68,18 +68,12 @@ def pattern_of(needles: tuple[bytes, ...]) -> re.Pattern[bytes]:
     for needle in needles:
         rests.setdefault(needle[:1], []).append(needle[1:])
     pattern = b"|".join(
-        _escaped(first)
+        literal(first)
         if b"" in after
-        else _escaped(first) + b"(?:" + b"|".join(map(_escaped, after)) + b")"
+        else literal(first) + b"(?:" + b"|".join(map(literal, after)) + b")"
         for first, after in rests.items()
     )
     return lazy_pattern(pattern or _NOTHING)
-
-
-def _escaped(literal: bytes) -> bytes:
-    """``literal`` as a pattern that matches it alone: each byte as ``\\xHH``
-    (``re.escape`` would import ``re``)."""
-    return b"".join(b"\\x%02x" % byte for byte in literal)
 
 
 def gate_of(needles: tuple[bytes, ...]) -> Gate:
