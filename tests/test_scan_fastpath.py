@@ -250,6 +250,10 @@ SCRIPTS = {
     "cjk": "\u4f60\u597d\uff0c\u4e16\u754c\u3002\u65e5\u672c\u8a9e\uff01 ",
     "emoji": "ok \U0001f44d\U0001f3fd \u2764\ufe0f \U0001f468\u200d\U0001f467 ",
     "json": '{"name": "Zo\u00eb", "note": "\u4ef7\u683c\uff0c\u542b\u7a0e"}, ',
+    # Kana and kanji holding 0xBF ("\u307f" E3 81 BF), 0xB7 ("\u96f7" E9 9B B7) and
+    # the lead EF (U+FF0C) together: narrow text where the U+FFFE/U+FFFF lookups
+    # stop at every U+FFxx and the EF B7 regex runs too.
+    "kana": "\u307f\u3093\u306a\uff0c\u96f7\uff01 ",
 }
 # Near misses STRICT allows: U+4FFE is E4 BF BE, U+FFBF is EF BE BF.
 NEAR_MISSES = [*NEIGHBOURS, "\u4ffe", "\uffbf"]
