@@ -159,7 +159,11 @@ def find_violation(data: BytesLike, policy: Policy = STRICT) -> Violation | None
     buf = as_buffer(data)
     if _compiled is not None:  # the compiled scan beats both shortcuts below
         return _compiled(buf, 0, len(buf), policy)
-    if compiled_is_valid is None and type(buf) is bytes and len(buf) <= CHUNK_BYTES:
+    if (
+        compiled_is_valid is None
+        and type(buf) in (bytes, bytearray)
+        and len(buf) <= CHUNK_BYTES
+    ):
         # Valid input, the common case, gets is_valid's one-chunk verdict (up to 10x
         # cheaper than first_violation's loop at 64 bytes); invalid input is decoded
         # once more to place its violation.
@@ -260,6 +264,10 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
                 )
             return small_is_valid(data, text, _STRICT_PLAN)
     if type(data) is not bytes or len(data) > CHUNK_BYTES:
+        if type(data) is bytearray and len(data) <= CHUNK_BYTES:
+            # A copy of one chunk at most (the decode makes a str up to 4x that
+            # anyway) takes the bytes path: first_violation's loop costs 10x a decode.
+            return is_valid(bytes(data), policy)
         return find_violation(data, policy) is None
     # Small bytes: first_violation's checks on one chunk, inlined, since each layer
     # between costs about as much as decoding 64 bytes.
