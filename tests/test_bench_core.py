@@ -65,3 +65,25 @@ def test_baseline_without_a_package_is_refused(
 ) -> None:
     assert bench_core.main(["--no-stream", "--baseline", str(tmp_path)]) == 2
     assert f"no utf8guard package in {tmp_path}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("size", "pure", "compiled"),
+    # Issue 28: pure at least 0.5x from 64 B up (1.0x from 4 KiB, issue 2); C no
+    # slower than decode up to 64 B, 5x on non-ASCII text from 64 KiB.
+    [
+        (16, 0.5, 1.0),
+        (64, 0.5, 1.0),
+        (256, 0.5, 1.0),
+        (4096, 1.0, 1.0),
+        (1 << 16, 1.0, 5.0),
+    ],
+)
+def test_targets_by_size(
+    monkeypatch: pytest.MonkeyPatch, size: int, pure: float, compiled: float
+) -> None:
+    row = bench_core.Row("german", size, 1.0, 1.0)
+    monkeypatch.setattr(bench_core, "IMPLEMENTATION", "python")
+    assert row.target == pure
+    monkeypatch.setattr(bench_core, "IMPLEMENTATION", "c")
+    assert row.target == compiled
