@@ -9,17 +9,17 @@ controls, bidi controls) come from :func:`utf8guard.find_violation` under a
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
-from functools import lru_cache
 
 from ._constant import Constant
 from ._lazy_pattern import lazy_pattern
+from ._memo import memoize
 from ._policy import Policy
 from ._ranges import Ranges, in_ranges
 from ._scan import find_violation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Final, Literal
 
     #: Which name rules apply: Windows's everywhere ("universal", the default), on
@@ -306,7 +306,7 @@ def _ignorable_allowed(text: str, index: int) -> bool:
     return selector and _selector_allowed(text[index], before)
 
 
-@lru_cache(maxsize=8192)
+@memoize(8192)
 def _context_free_kind(ch: str, policy: Policy, platform: Platform) -> PathKind | None:
     """The rule ``ch`` breaks wherever it stands; DEFAULT_IGNORABLE still needs the
     context check. Cached: a name's alphabet is small and repeats."""

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
-from functools import lru_cache
 
+from ..._memo import memoize
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
 from ._form import FormInspector
@@ -24,6 +23,7 @@ from ._text import body_finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Final
 
     from ._decompress import DecodingInspector
@@ -96,7 +96,7 @@ def body_kind(content_type: bytes | None, config: GuardConfig) -> str | RequestK
     return kind if isinstance(kind, RequestKind) else kind[0]
 
 
-@lru_cache(maxsize=_KINDS_CACHED)
+@memoize(_KINDS_CACHED)
 def _kind(
     content_type: bytes | None, inspect_all: bool
 ) -> tuple[str, bytes] | RequestKind:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..._lazy_pattern import lazy_pattern, literal
+from ..._memo import memoize
 from ..._policy import Policy, refused_ranges
 from ..._scan import find_violation, is_valid
 from ..._violation import Kind
@@ -280,7 +279,7 @@ def _low_surrogate(buf: bytes, pos: int) -> int | None:
     return code if 0xDC00 <= code <= 0xDFFF else None
 
 
-@lru_cache(maxsize=16)
+@memoize(16)
 def _plain_run(policy: Policy) -> re.Pattern[bytes]:
     """A run of JSON bytes with no escape the policy refuses, from an escape boundary.
 

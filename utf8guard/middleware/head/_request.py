@@ -5,7 +5,6 @@ The path's rules are ``_target``'s; the cookie rules ``_cookies``'. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from heapq import merge
 from operator import attrgetter
 
@@ -32,6 +31,7 @@ from ._trigger import Trigger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from typing import Final
 
 __all__ = [

@@ -17,7 +17,6 @@ The C accelerator's WSGI lane is ``_speedups.environ_parts`` then
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from operator import itemgetter
 
 from ..._policy import Policy
@@ -35,6 +34,7 @@ from ._fast import Lane, Plan, body_plan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final, NamedTuple
 
     from _typeshed.wsgi import WSGIEnvironment
