@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from utf8guard._memo import memoize
+from utf8guard._memo import memoize, remember
 
 
 def test_each_key_is_computed_once_within_the_limit() -> None:
@@ -69,3 +69,12 @@ def test_the_wrapped_function_keeps_its_name_and_doc() -> None:
     assert memoized.__doc__ == "Parse ``value``."
     assert memoized.__module__ == __name__
     assert memoized.__wrapped__ is parse  # type: ignore[attr-defined]
+
+
+def test_remember_keeps_at_most_limit_results() -> None:
+    # What a call site that reads its memo inline stores a miss with.
+    memo: dict[str, int] = {}
+    assert [remember(memo, key, len(key), 2) for key in ("a", "bb")] == [1, 2]
+    assert memo == {"a": 1, "bb": 2}
+    assert remember(memo, "ccc", 3, 2) == 3
+    assert memo == {"ccc": 3}

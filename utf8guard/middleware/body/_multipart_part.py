@@ -8,7 +8,7 @@ The names are judged in :mod:`._multipart_names`.
 from __future__ import annotations
 
 from ..._lazy_pattern import IGNORECASE, lazy_pattern
-from ..._memo import memoize
+from ..._memo import memoize, remember
 from ..._policy import Policy
 from ..._scan import find_violation, is_valid
 from ..._violation import Kind
@@ -55,7 +55,7 @@ __all__ = [
 CHARSET_FIELD: Final = "_charset_"
 #: CHARSET_FIELD as a part's name parameter holds it.
 _CHARSET_FIELD_BYTES: Final = CHARSET_FIELD.encode()
-#: Header blocks up to this size have their verdict cached (see _cached_plan).
+#: Header blocks up to this size have their verdict cached (see _PLANS).
 MAX_CACHED_BLOCK_BYTES: Final = 512
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
 MAX_CHARSET_BYTES: Final = 16
@@ -165,10 +165,13 @@ def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding |
     Form fields (parts without ``filename``) are checked as text, or as JSON when so
     typed; a file's content is bytes, never checked.
     """
-    if len(block) <= MAX_CACHED_BLOCK_BYTES:
-        plan = _cached_plan(block, rules)
-    else:
+    if len(block) > MAX_CACHED_BLOCK_BYTES:
         plan = _plan(block, rules)
+    else:
+        try:  # the memo read inline: every part asks it (utf8guard._memo)
+            plan = _PLANS[block, rules]
+        except KeyError:
+            plan = remember(_PLANS, (block, rules), _plan(block, rules), 256)
     if isinstance(plan, Finding):
         return plan.replace(offset=base + plan.offset)
     return plan
@@ -306,7 +309,7 @@ def _media_check(content_type: bytes) -> str | RequestKind | None:
 #: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
 #: entries are bounded (at most 256 x 512 bytes held), and a cached Finding is only
 #: a template: its offset is relative to the block.
-_cached_plan: Final = memoize(256)(_plan)
+_PLANS: Final[dict[tuple[bytes, PlanRules], PartPlan | Finding | None]] = {}
 
 
 class _CharsetField:
