@@ -449,7 +449,9 @@ ASGI_MODULES: Final = (
 
 @pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
 def test_asgi_construction_asks_functools_only_in_its_adapter(pure: bool) -> None:
-    # Every module below the ASGI adapter (engine, head, body) imports neither.
+    # Every module below the ASGI adapter (engine, head, body) imports neither. The
+    # public Mode, looked up last, must show up (its module imports collections.abc
+    # with typing), or the hook saw nothing.
     code = (
         "import builtins\n"
         "asked = set()\n"
@@ -460,11 +462,15 @@ def test_asgi_construction_asks_functools_only_in_its_adapter(pure: bool) -> Non
         "    return original(name, globals, *args)\n"
         "builtins.__import__ = recording\n"
         f"{COLD_STARTS['asgi']}\n"
-        "print(sorted(name for name in asked if name.startswith('utf8guard')))\n"
+        "def ours():\n"
+        "    return sorted(name for name in asked if name.startswith('utf8guard'))\n"
+        "print(ours())\n"
+        "from utf8guard.middleware import Mode\n"
+        "print(ours())\n"
     )
-    (asked,) = _fresh(code, pure=pure).splitlines()
-    assert set(eval(asked)) <= set(ASGI_MODULES)  # noqa: S307 - our own print
-    assert "utf8guard.middleware.asgi" in eval(asked)  # noqa: S307 - the hook works
+    at_start, after_mode = _fresh(code, pure=pure).splitlines()
+    assert set(eval(at_start)) <= set(ASGI_MODULES)  # noqa: S307 - our own print
+    assert "utf8guard.middleware.engine._options" in eval(after_mode)  # noqa: S307
 
 
 #: What a multipart body's inspector and ``utf8guard.paths`` import must leave out
