@@ -31,8 +31,10 @@ before and after. ``--instructions`` adds the load-independent figure: instructi
 (:data:`COUNTED`), over the same process with ``pass``.
 
 Run ``python -m bench.bench_import`` (``--help`` lists the options; ``--root`` measures
-another checkout, such as the main branch for a before). Not a test: the
-only test runs it with the smallest settings so that it cannot rot.
+another checkout; ``--base DIR`` measures a second one in the same rounds, such as
+an export of the main branch with its built extension, for a before and after in
+one run). Not a test: the only test runs it with the smallest settings so that it
+cannot rot.
 """
 
 from __future__ import annotations
@@ -226,77 +228,93 @@ def instructions(build: str, statement: str, root: Path = ROOT) -> int:
     return parse_callgrind(done.stderr)
 
 
-def timing_rows(runs: int, root: Path = ROOT) -> list[str]:
-    """Markdown rows: per build and module, the median and fastest ``-X importtime``
-    milliseconds, the median wall milliseconds, the target and the costliest imports
-    (self ms) of the median ``importtime`` run."""
-    found: dict[tuple[str, str], list[Run]] = {}
-    walls: dict[tuple[str, str], list[int]] = {}
-    for build in BUILDS:
-        for module in MODULES:
-            measure(build, module, root)  # untimed: writes any missing .pyc files
-    for _ in range(runs):
+def timing_rows(runs: int, trees: dict[str, Path]) -> list[str]:
+    """Markdown rows: per tree, build and module, the median and fastest
+    ``-X importtime`` milliseconds, the median wall milliseconds, the target and the
+    costliest imports (self ms) of the median ``importtime`` run. Each round
+    measures every tree, so that the trees share the machine's load."""
+    found: dict[tuple[str, str, str], list[Run]] = {}
+    walls: dict[tuple[str, str, str], list[int]] = {}
+    for root in trees.values():
         for build in BUILDS:
             for module in MODULES:
-                run = measure(build, module, root)
-                found.setdefault((build, module), []).append(run)
-                walls.setdefault((build, module), []).append(
-                    wall_us(build, module, root)
-                )
+                measure(build, module, root)  # untimed: writes missing .pyc files
+    for _ in range(runs):
+        for tree, root in trees.items():
+            for build in BUILDS:
+                for module in MODULES:
+                    key = (tree, build, module)
+                    found.setdefault(key, []).append(measure(build, module, root))
+                    walls.setdefault(key, []).append(wall_us(build, module, root))
     lines = [
-        "| build | module | importtime median ms | fastest ms | wall median ms"
+        "| tree | build | module | importtime median ms | fastest ms | wall median ms"
         " | target | costliest imports (self ms) |",
-        "| --- | --- | ---: | ---: | ---: | --- | --- |",
+        "| --- | --- | --- | ---: | ---: | ---: | --- | --- |",
     ]
-    for (build, module), results in found.items():
+    for (tree, build, module), results in found.items():
         ordered = sorted(results, key=lambda run: run.total_us)
         median_run = ordered[len(ordered) // 2]
         median_ms = statistics.median(r.total_us for r in results) / 1000
-        wall_ms = statistics.median(walls[build, module]) / 1000
+        wall_ms = statistics.median(walls[tree, build, module]) / 1000
         target = TARGET_MS[module]
         verdict = "ok" if max(median_ms, wall_ms) <= target else "MISS"
         top = sorted(median_run.self_us.items(), key=lambda item: -item[1])
         costliest = ", ".join(f"{name} {us / 1000:.1f}" for name, us in top[:5])
         lines.append(
-            f"| {build} | {module} | {median_ms:.1f} | {ordered[0].total_us / 1000:.1f}"
-            f" | {wall_ms:.1f} | <= {target:g} ms {verdict} | {costliest} |"
+            f"| {tree} | {build} | {module} | {median_ms:.1f}"
+            f" | {ordered[0].total_us / 1000:.1f} | {wall_ms:.1f}"
+            f" | <= {target:g} ms {verdict} | {costliest} |"
         )
     return lines
 
 
-def construction_rows(runs: int, root: Path = ROOT) -> list[str]:
-    """Markdown rows: per build, the median and fastest wall milliseconds of each
-    :data:`CONSTRUCTED` statement (import and construction) and of each
+def construction_rows(runs: int, trees: dict[str, Path]) -> list[str]:
+    """Markdown rows: per tree and build, the median and fastest wall milliseconds
+    of each :data:`CONSTRUCTED` statement (import and construction) and of each
     :data:`FIRST_REQUEST` one (and a first request), in fresh interpreters."""
-    walls: dict[tuple[str, str], list[int]] = {}
+    walls: dict[tuple[str, str, str], list[int]] = {}
     for _ in range(runs):
-        for build in BUILDS:
-            for label, statement in {**CONSTRUCTED, **FIRST_REQUEST}.items():
-                walls.setdefault((build, label), []).append(
-                    statement_us(build, statement, root)
-                )
+        for tree, root in trees.items():
+            for build in BUILDS:
+                for label, statement in {**CONSTRUCTED, **FIRST_REQUEST}.items():
+                    walls.setdefault((tree, build, label), []).append(
+                        statement_us(build, statement, root)
+                    )
     lines = [
-        "| build | import and construct (and first request) | wall median ms"
+        "| tree | build | import and construct (and first request) | wall median ms"
         " | fastest ms |",
-        "| --- | --- | ---: | ---: |",
+        "| --- | --- | --- | ---: | ---: |",
     ]
-    for (build, label), found in walls.items():
+    for (tree, build, label), found in walls.items():
         lines.append(
-            f"| {build} | `{label}` | {statistics.median(found) / 1000:.1f}"
+            f"| {tree} | {build} | `{label}` | {statistics.median(found) / 1000:.1f}"
             f" | {min(found) / 1000:.1f} |"
         )
     return lines
 
 
-def instruction_rows(root: Path = ROOT) -> list[str]:
+def instruction_rows(trees: dict[str, Path]) -> list[str]:
     """Markdown rows: millions of instructions of each counted statement over
-    ``pass``."""
-    lines = ["| build | statement | instructions over `pass` |", "| --- | --- | ---: |"]
+    ``pass``, a column per tree (and the change, for two)."""
+    names = list(trees)
+    change = " | change" if len(names) == 2 else ""
+    lines = [
+        f"| build | statement | {' | '.join(names)}{change} |",
+        "| --- | --- |" + " ---: |" * len(names) + (" ---: |" if change else ""),
+    ]
     for build in BUILDS:
-        base = instructions(build, "pass", root)
+        floors = {
+            tree: instructions(build, "pass", root) for tree, root in trees.items()
+        }
         for label, statement in COUNTED.items():
-            extra = instructions(build, statement, root) - base
-            lines.append(f"| {build} | `{label}` | {extra / 1e6:.1f} M |")
+            counts = [
+                instructions(build, statement, root) - floors[tree]
+                for tree, root in trees.items()
+            ]
+            cells = " | ".join(f"{count / 1e6:.1f} M" for count in counts)
+            if change:
+                cells += f" | {(counts[1] - counts[0]) / counts[0]:+.0%}"
+            lines.append(f"| {build} | `{label}` | {cells} |")
     return lines
 
 
@@ -312,20 +330,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--root",
         type=Path,
         default=ROOT,
-        help="the checkout to import (default: this one), e.g. main for a before",
+        help="the checkout to import (default: this one)",
+    )
+    parser.add_argument(
+        "--base",
+        type=Path,
+        help="a second checkout measured in the same rounds, e.g. main for a before",
     )
     args = parser.parse_args(argv)
+    trees = {"this": args.root} if args.base is None else {"base": args.base}
+    trees["this"] = args.root
     print(
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs,"
         f" Python {platform.python_version()}; load average before:"
         f" {os.getloadavg()[0]:.2f}"
     )
-    print(f"checkout: {args.root}")
-    print("\n".join(timing_rows(args.runs, args.root)))
-    print("\n".join(construction_rows(args.runs, args.root)))
+    print(", ".join(f"{tree}: {root}" for tree, root in trees.items()))
+    print("\n".join(timing_rows(args.runs, trees)))
+    print("\n".join(construction_rows(args.runs, trees)))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if args.instructions:
-        print("\n".join(instruction_rows(args.root)))
+        print("\n".join(instruction_rows(trees)))
     return 0
 
 

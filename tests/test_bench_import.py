@@ -4,6 +4,7 @@ CPython's ``-X importtime`` report the way the documentation describes it."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,30 @@ def test_a_first_request_reaches_the_app(build: str, label: str) -> None:
     # (each statement prints what only the app produces), in both builds.
     statement = bench_import.FIRST_REQUEST[label]
     assert bench_import._python(build, statement).stdout == "app reached\n"
+
+
+def test_base_puts_a_second_tree_beside_this_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A count per statement, halved in "this" tree: each row shows both trees and
+    # the change (the counts stand in for callgrind's).
+    def counted(build: str, statement: str, root: Path = bench_import.ROOT) -> int:
+        share = 1 if root == tmp_path else 2
+        return 0 if statement == "pass" else 4_000_000 // share
+
+    monkeypatch.setattr(bench_import, "instructions", counted)
+    rows = bench_import.instruction_rows({"base": tmp_path, "this": bench_import.ROOT})
+    assert rows[0] == "| build | statement | base | this | change |"
+    assert len(rows) == 2 + len(bench_import.BUILDS) * len(bench_import.COUNTED)
+    assert rows[2] == "| C | `import utf8guard` | 4.0 M | 2.0 M | -50% |"
+
+
+def test_main_measures_the_base_tree_in_the_same_rounds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    root = str(bench_import.ROOT)
+    assert bench_import.main(["--runs", "1", "--base", root]) == 0
+    out = capsys.readouterr().out
+    for tree in ("base", "this"):
+        assert f"| {tree} | C | utf8guard | " in out
+        assert f"| {tree} | pure | `WSGI import + construct + first GET` | " in out

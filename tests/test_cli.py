@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import runpy
@@ -20,6 +21,7 @@ from utf8guard import (
     Violation,
     _cli_check,
     _cli_input,
+    cli,
 )
 from utf8guard import reference as ref
 from utf8guard._policy import FLAGS
@@ -339,8 +341,8 @@ def test_python_dash_m_runs_main(
     assert exit_info.value.code == 0
 
 
-#: What no command but ``scan`` imports (issue 28: a command's start-up); ``scan``
-#: needs utf8guard.paths, which imports typing.
+#: What no command imports (issue 28: a command's start-up); ``shutil`` is for
+#: help, ``--version`` and ``-r`` (git's path) only, argparse's formatter sized there.
 NEVER_IMPORTED = ["typing", "dataclasses"]
 #: The child reports which of ``names`` were imported by a CLI call (``python -S``,
 #: with the package's parent directory first on ``sys.path``: no site hook imports
@@ -365,15 +367,30 @@ print(status, *[name for name in names if name in sys.modules])
         ),
         pytest.param(
             ["check", "{file}"],
-            [*NEVER_IMPORTED, "json", "subprocess", "tempfile", "utf8guard.paths"],
+            [
+                *NEVER_IMPORTED,
+                "json",
+                "subprocess",
+                "tempfile",
+                "shutil",
+                "utf8guard.paths",
+            ],
             id="check",
         ),
         pytest.param(
-            ["check", "--json", "{file}"], [*NEVER_IMPORTED, "subprocess"], id="json"
+            ["check", "--json", "{file}"],
+            [*NEVER_IMPORTED, "subprocess", "shutil"],
+            id="json",
         ),
         pytest.param(["check", "-r", "{dir}"], [*NEVER_IMPORTED, "tempfile"], id="r"),
-        pytest.param(["repair", "{file}"], [*NEVER_IMPORTED, "tempfile"], id="repair"),
-        pytest.param(["scan", "{dir}"], ["subprocess", "tempfile"], id="scan"),
+        pytest.param(
+            ["repair", "{file}"], [*NEVER_IMPORTED, "tempfile", "shutil"], id="repair"
+        ),
+        pytest.param(
+            ["scan", "{dir}"],
+            [*NEVER_IMPORTED, "subprocess", "tempfile", "shutil"],
+            id="scan",
+        ),
     ],
 )
 def test_a_command_does_not_import_what_it_does_not_use(
@@ -390,3 +407,28 @@ def test_a_command_does_not_import_what_it_does_not_use(
         text=True,
     )
     assert child.stdout.split("\n")[-2] == "0"
+
+
+def test_help_and_version_are_argparses_at_every_width(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 28: the formatter is sized when help is printed, not when each argument
+    # is added; the oracle is the same parser with argparse's own formatter.
+    commands = [["--help"], ["check", "--help"], ["repair", "--help"]]
+    commands += [["scan", "--help"], ["--version"]]
+    helps = {}
+    for columns in ("30", "52", "80", "200"):
+        monkeypatch.setenv("COLUMNS", columns)
+        ours = [run(capsys, *argv) for argv in commands]
+        with monkeypatch.context() as plain:
+            plain.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
+            assert ours == [run(capsys, *argv) for argv in commands], columns
+        assert all(status == 0 and out for status, out, _ in ours)
+        helps[columns] = ours
+    assert helps["30"] != helps["200"]  # the width was read
+
+
+def test_the_formatter_has_no_other_late_attribute() -> None:
+    formatter = cli._HelpFormatter("utf8guard")
+    with pytest.raises(AttributeError, match="_no_such_size"):
+        getattr(formatter, "_no_such_size")  # noqa: B009 - the look-up is the test

@@ -8,7 +8,6 @@ a harness that cannot fail proves nothing.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import runpy
@@ -301,8 +300,7 @@ def _escapes_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     from utf8guard.middleware.body import _body
 
     monkeypatch.setattr(_body, "has_parameter_escape", lambda value: False)
-    _body._kind.cache_clear()  # its verdicts were made with the rule
-    monkeypatch.setattr(_body, "_kind", functools.lru_cache(_body._kind.__wrapped__))
+    monkeypatch.setattr(_body, "_KINDS", {})  # its verdicts were made with the rule
 
 
 def _any_part_header(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -310,7 +308,7 @@ def _any_part_header(monkeypatch: pytest.MonkeyPatch) -> None:
     from utf8guard.middleware.body import _multipart_part as part
 
     monkeypatch.setattr(part, "PART_HEADERS", _Everything())
-    monkeypatch.setattr(part, "_cached_plan", part._plan)
+    monkeypatch.setattr(part, "_PLANS", {})  # its plans were made with the rule
 
 
 class _Everything(frozenset[str]):

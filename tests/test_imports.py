@@ -398,3 +398,118 @@ def test_middleware_import_and_construction_leave_re_unimported(pure: bool) -> N
         "[]",
         "exclude_paths patterns must be str patterns",
     ]
+
+
+#: What ``functools`` brings (``collections`` with ``keyword``, ``operator``,
+#: ``reprlib``): some 11 M instructions of a cold start (issue 28). The middleware's
+#: memos are ``utf8guard._memo``'s and ``collections.abc`` is for mypy.
+NO_FUNCTOOLS: Final = ("functools", "collections", "collections.abc", "reprlib")
+#: A clean GET through the WSGI adapter, as Gunicorn passes it.
+WSGI_FIRST_GET: Final = (
+    "import io\n"
+    "from utf8guard.middleware import Utf8GuardWSGIMiddleware\n"
+    "def app(environ, start_response):\n"
+    "    start_response('200 OK', [('Content-Type', 'text/plain')])\n"
+    "    return [b'app reached']\n"
+    "environ = {'RAW_URI': '/api/items?page=2', 'REQUEST_METHOD': 'GET',"
+    " 'SCRIPT_NAME': '', 'PATH_INFO': '/api/items', 'QUERY_STRING': 'page=2',"
+    " 'SERVER_NAME': '127.0.0.1', 'SERVER_PORT': '8000',"
+    " 'SERVER_PROTOCOL': 'HTTP/1.1', 'HTTP_HOST': '127.0.0.1:8000',"
+    " 'HTTP_ACCEPT': '*/*', 'HTTP_COOKIE': 'session=abc',"
+    " 'wsgi.url_scheme': 'http', 'wsgi.input': io.BytesIO(),"
+    " 'wsgi.errors': io.StringIO(), 'wsgi.version': (1, 0),"
+    " 'wsgi.multithread': False, 'wsgi.multiprocess': False,"
+    " 'wsgi.run_once': False}\n"
+    "print(b''.join(Utf8GuardWSGIMiddleware(app)(environ, lambda s, h: None)))\n"
+)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+@pytest.mark.parametrize("start", ["import", "wsgi-first-get"])
+def test_cold_start_leaves_functools_and_collections_unimported(
+    start: str, pure: bool
+) -> None:
+    # The import and the WSGI adapter's construction and first clean GET (a cookie
+    # too: its policy is memoized); the app's answer shows the request went through.
+    code = COLD_STARTS["import"] if start == "import" else WSGI_FIRST_GET
+    code += f"\nprint(sorted(set({NO_FUNCTOOLS!r}) & set(sys.modules)))\n"
+    lines = _fresh(code, pure=pure).splitlines()
+    assert lines[-1] == "[]"
+    assert lines[:-1] == ([] if start == "import" else ["b'app reached'"])
+
+
+#: The ASGI adapter's own modules, which still import functools (``partial``) and
+#: collections.abc at run time (issue 28: helper post95's area when this was written).
+ASGI_MODULES: Final = (
+    "utf8guard.middleware.asgi",
+    "utf8guard.middleware.adapter._asgi_receive",
+    "utf8guard.middleware.adapter._asgi_scope",
+)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_asgi_construction_asks_functools_only_in_its_adapter(pure: bool) -> None:
+    # Every module below the ASGI adapter (engine, head, body) imports neither. The
+    # public Mode, looked up last, must show up (its module imports collections.abc
+    # with typing), or the hook saw nothing.
+    code = (
+        "import builtins\n"
+        "asked = set()\n"
+        "original = builtins.__import__\n"
+        "def recording(name, globals=None, *args):\n"
+        f"    if name in {NO_FUNCTOOLS!r} and globals is not None:\n"
+        "        asked.add(globals.get('__name__', ''))\n"
+        "    return original(name, globals, *args)\n"
+        "builtins.__import__ = recording\n"
+        f"{COLD_STARTS['asgi']}\n"
+        "def ours():\n"
+        "    return sorted(name for name in asked if name.startswith('utf8guard'))\n"
+        "print(ours())\n"
+        "from utf8guard.middleware import Mode\n"
+        "print(ours())\n"
+    )
+    at_start, after_mode = _fresh(code, pure=pure).splitlines()
+    assert set(eval(at_start)) <= set(ASGI_MODULES)  # noqa: S307 - our own print
+    assert "utf8guard.middleware.engine._options" in eval(after_mode)  # noqa: S307
+
+
+#: What a multipart body's inspector and ``utf8guard.paths`` import must leave out
+#: (issue 28): their patterns are lazy, html and urllib.parse imported by the rare
+#: name that needs them, typing for mypy only.
+MULTIPART_DEFERRED: Final = (
+    "re",
+    "typing",
+    "html",
+    "urllib.parse",
+    *NO_FUNCTOOLS,
+)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_multipart_modules_and_paths_import_without_re(pure: bool) -> None:
+    modules = (
+        "utf8guard.middleware.body._multipart",
+        "utf8guard.middleware.body._multipart_block",
+        "utf8guard.middleware.body._multipart_names",
+        "utf8guard.middleware.body._multipart_part",
+        "utf8guard.paths",
+    )
+    code = (
+        "import importlib\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"print(sorted(set({MULTIPART_DEFERRED!r}) & set(sys.modules)))\n"
+        "from utf8guard import paths\n"
+        "print(paths.Platform.__args__)\n"
+    )
+    assert _fresh(code, pure=pure).splitlines() == [
+        "[]",
+        "('universal', 'windows', 'posix')",
+    ]
+
+
+def test_paths_has_no_other_lazy_name() -> None:
+    from utf8guard import paths
+
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        getattr(paths, "Nope")  # noqa: B009 - the look-up is the test

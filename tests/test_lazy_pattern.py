@@ -123,6 +123,7 @@ def test_every_lazy_pattern_in_the_package_compiles() -> None:
     patterns = _package_patterns()
     assert "utf8guard.middleware.head._abnf.MEDIA_TYPE" in patterns
     assert "utf8guard._pathrules.EMOJI_TAG_SEQUENCE" in patterns
+    assert "utf8guard.middleware.body._multipart_part._FORM_DATA" in patterns
     for name, lazy in patterns.items():
         method: Any = lazy.search
         compiled = method.__self__

@@ -55,11 +55,13 @@ CESU8: Final = "cesu-8"
 #: to be. 80..9B: euro sign, low and curly quotes, ellipsis, daggers, per mille,
 #: angle quotes, bullet, dashes, trade mark; A1..F7: inverted marks, currency,
 #: section, copyright, guillemets, registered, degree, plus-minus, superscripts,
-#: micro, pilcrow, middle dot, fractions, multiplication and division signs.
+#: micro, pilcrow, middle dot, fractions, multiplication and division signs. Bytes,
+#: not their text: decoding them at import would load the cp1252 codec (1 M
+#: instructions of every command, issue 28).
 CP1252_SYMBOLS: Final = frozenset(
     b"\x80\x82\x84\x85\x86\x87\x89\x8b\x91\x92\x93\x94\x95\x96\x97\x99"
     b"\x9b\xa1\xa2\xa3\xa5\xa7\xa9\xab\xae\xb0\xb1\xb2\xb3\xb4\xb5\xb6"
-    b"\xb7\xb9\xbb\xbc\xbd\xbe\xbf\xd7\xf7".decode("cp1252")
+    b"\xb7\xb9\xbb\xbc\xbd\xbe\xbf\xd7\xf7"
 )
 #: Python's names of UTF-8: ``--from`` them would re-read nothing.
 UTF8_NAMES: Final = frozenset({"utf-8", "utf-8-sig"})
@@ -365,4 +367,5 @@ def _looks_like_cp1252(data: bytes) -> bool:
         text = data.decode("cp1252")
     except UnicodeDecodeError:  # 81, 8D, 8F, 90, 9D are unassigned in cp1252
         return False
-    return text.isalpha() or (len(text) == 1 and text in CP1252_SYMBOLS)
+    # One byte is one character in cp1252.
+    return text.isalpha() or (len(data) == 1 and data[0] in CP1252_SYMBOLS)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import shutil
 
 from ._cli_encoding import bomless_utf16
 from ._cli_output import display
@@ -81,6 +80,8 @@ class Tree:
 
 def _git_files(root: str) -> frozenset[str] | None:
     """Git's files below ``root`` (relative, ``/``-separated), or None outside git."""
+    import shutil  # -r only (issue 28: with bz2, lzma and fnmatch, 7 M instructions)
+
     if shutil.which("git") is None:
         return None
     inside = _git(root, "rev-parse", "--is-inside-work-tree")

@@ -9,17 +9,17 @@ controls, bidi controls) come from :func:`utf8guard.find_violation` under a
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
-from functools import lru_cache
 
 from ._constant import Constant
 from ._lazy_pattern import lazy_pattern
+from ._memo import remember
 from ._policy import Policy
 from ._ranges import Ranges, in_ranges
 from ._scan import find_violation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Final, Literal
 
     #: Which name rules apply: Windows's everywhere ("universal", the default), on
@@ -306,10 +306,13 @@ def _ignorable_allowed(text: str, index: int) -> bool:
     return selector and _selector_allowed(text[index], before)
 
 
-@lru_cache(maxsize=8192)
+#: _context_free_kind's answers (a name's alphabet is small and repeats).
+_CONTEXT_FREE_KINDS: Final[dict[tuple[str, Policy, Platform], PathKind | None]] = {}
+
+
 def _context_free_kind(ch: str, policy: Policy, platform: Platform) -> PathKind | None:
     """The rule ``ch`` breaks wherever it stands; DEFAULT_IGNORABLE still needs the
-    context check. Cached: a name's alphabet is small and repeats."""
+    context check."""
     cp = ord(ch)
     if ch in SEPARATORS:
         return PathKind.SEPARATOR
@@ -337,7 +340,11 @@ def _context_free_kind(ch: str, policy: Policy, platform: Platform) -> PathKind 
 def _char_kind(
     text: str, index: int, policy: Policy, platform: Platform
 ) -> PathKind | None:
-    kind = _context_free_kind(text[index], policy, platform)
+    key = (text[index], policy, platform)
+    try:  # the memo read inline: every character asks it (see utf8guard._memo)
+        kind = _CONTEXT_FREE_KINDS[key]
+    except KeyError:
+        kind = remember(_CONTEXT_FREE_KINDS, key, _context_free_kind(*key), 8192)
     if kind is PathKind.DEFAULT_IGNORABLE and _ignorable_allowed(text, index):
         return None
     return kind

@@ -33,7 +33,7 @@ from ._tree import add_scan_parser
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Final, NoReturn
+    from typing import Any, Final, NoReturn
 
 __all__ = ["main"]
 
@@ -85,7 +85,49 @@ def _repair(args: argparse.Namespace) -> int:
     return run_repair(args.inputs, target, _policy_from(args), args.encoding)
 
 
+#: HelpFormatter's sizes, read when help is formatted (see _HelpFormatter).
+_SIZES: Final = ("_width", "_max_help_position")
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, sized to the terminal when help is formatted.
+
+    ``add_argument`` builds a formatter for every argument to check its metavar, and
+    argparse's sizes it then, importing ``shutil`` (with ``fnmatch``, ``bz2`` and
+    ``lzma``: 7 M instructions of every command, issue 28) for the terminal's width,
+    which only help and ``--version`` read.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        # Any width will do here: the sizes it gives are dropped for argparse's own.
+        super().__init__(prog, indent_increment, max_help_position, width=80)
+        self._asked = (indent_increment, max_help_position, width)
+        for name in _SIZES:
+            delattr(self, name)
+
+    def __getattr__(self, name: str) -> object:
+        if name not in _SIZES:
+            raise AttributeError(name)
+        # Sized as argparse sizes a formatter of these arguments, on this Python.
+        sized = argparse.HelpFormatter(self._prog, *self._asked)
+        for size in _SIZES:
+            setattr(self, size, getattr(sized, size))
+        return getattr(self, name)
+
+
 class _Parser(argparse.ArgumentParser):
+    """argparse's parser with one-line errors; it and each command's parser (built
+    by ``add_parser`` through this class) format help with :class:`_HelpFormatter`."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(formatter_class=_HelpFormatter, **options)
+
     def error(self, message: str) -> NoReturn:
         """One line, not the usage block: ``utf8guard check: error: ...``."""
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see --help)\n")

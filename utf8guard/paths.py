@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Final
 
 from ._pathrules import (
     WINDOWS_TRAILING,
     PathKind,
-    Platform,
     char_violations,
     check_platform,
     is_reserved_name,
@@ -36,8 +33,24 @@ from ._record import Record
 from ._scan import BytesLike, iter_violations
 from ._violation import describe
 
-if TYPE_CHECKING:  # pathlib is imported by safe_join: it doubles this module's cost
-    from pathlib import Path
+# typing is for type checkers only, and Platform built at its first look-up (issue
+# 28: the CLI's scan and a multipart body load this module).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path  # imported by safe_join: it doubles this module's cost
+    from typing import Final
+
+    from ._pathrules import Platform
+else:
+
+    def __getattr__(name: str) -> object:
+        if name == "Platform":
+            from . import _pathrules
+
+            return _pathrules.Platform
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PathKind",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -262,3 +263,19 @@ def test_is_async_callable_agrees_with_inspect_on_sync_shapes(name: str) -> None
     # The shortcut only ever says what inspect says.
     if _surely_sync(app):
         assert not inspect.iscoroutinefunction(app)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(name for name in CALLABLES if not name.startswith("partial"))
+)
+def test_is_async_callable_without_functools_loaded(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 28: the partial types are read from sys.modules (no partial exists
+    # before functools is imported), so building an adapter imports no functools;
+    # every other app gets inspect's answer as before.
+    app = CALLABLES[name]
+    expected = _inspect_reading(app)
+    monkeypatch.delitem(sys.modules, "functools")
+    assert is_async_callable(app) is expected
+    assert "functools" not in sys.modules

@@ -9,6 +9,7 @@ with ``tracemalloc``.
 from __future__ import annotations
 
 import gzip
+import inspect
 import json
 import sys
 import tracemalloc
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterator
 import brotli
 import pytest
 
+from utf8guard._memo import memoize
 from utf8guard.middleware import GuardConfig
 from utf8guard.middleware.body import _decompress
 from utf8guard.middleware.body._decompress import MAX_RATIO, STEP_BYTES
@@ -127,10 +129,12 @@ def test_malformed_br_streams_are_refused(name: str, body: bytes) -> None:
 def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> Iterator[None]:
     for name in modules:
         monkeypatch.setitem(sys.modules, name, None)  # ImportError on import
-    _decompress._brotli.cache_clear()
+    # A memo of its own, which sees these modules missing (and the module's own
+    # memo untouched).
+    fresh = memoize(1)(inspect.unwrap(_decompress._brotli))
+    monkeypatch.setattr(_decompress, "_brotli", fresh)
     yield
     monkeypatch.undo()
-    _decompress._brotli.cache_clear()
 
 
 @pytest.fixture

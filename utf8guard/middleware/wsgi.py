@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping
 from itertools import chain
 
 from .._accel import IMPLEMENTATION
@@ -54,6 +53,7 @@ from .head._wsgi_lane import py_wsgi_plan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
     from typing import Final
 
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment

@@ -9,16 +9,15 @@ accelerator's ``environ_parts`` reads :data:`ENVIRON_KEYS` at its first call and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import lru_cache
-
 from ..._accel import IMPLEMENTATION
 from ..._lazy_pattern import lazy_pattern
+from ..._memo import memoize
 from ..head._request import RequestHead
 from ..head._seen import remember
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Final, NamedTuple, TypeVar
 
     from _typeshed.wsgi import WSGIEnvironment
@@ -286,7 +285,7 @@ else:
         return None  # pure Python: environ_parts translates every environ
 
 
-@lru_cache(maxsize=256)
+@memoize(256)
 def header_field(key: str) -> HeaderField | None:
     """The header an environ key carries, or None: ``HTTP_X_FORWARDED_FOR`` is
     ``x-forwarded-for`` (RFC 3875 §4.1.18: "_" for "-", upper case), and

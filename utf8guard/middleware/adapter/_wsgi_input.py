@@ -9,7 +9,6 @@ only reads the server's stream and presents the result as one the app can read.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from itertools import chain
 
 from ..engine._engine import content_length
@@ -19,6 +18,7 @@ from ..engine._spool import REPLAY_BYTES, BodySpool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import IO, Final
 
     from _typeshed import WriteableBuffer

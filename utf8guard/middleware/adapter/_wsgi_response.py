@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from functools import cache
-
+from ..._memo import memoize
 from ..engine._flow import StreamGate
 from ..engine._problem import Problem
 from ._wsgi_input import BodyRefused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Final
 
     from _typeshed import OptExcInfo
@@ -25,7 +24,7 @@ __all__ = ["Closing", "Deferred", "send_problem"]
 _REASONS: Final = {413: "Content Too Large"}
 
 
-@cache
+@memoize(1)
 def _phrases() -> dict[int, str]:
     """Reason phrases by status code, read at the first refusal: ``http`` costs
     more at import than this module."""

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
-from functools import lru_cache
 
+from ..._memo import remember
 from ..engine._config import GuardConfig
 from ..engine._finding import Finding, RequestKind
 from ._form import FormInspector
@@ -24,6 +23,7 @@ from ._text import body_finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Final
 
     from ._decompress import DecodingInspector
@@ -42,6 +42,9 @@ _DECOMPRESS_MODULE: Final = f"{__package__}._decompress"
 
 #: Content-Type values whose kind is remembered.
 _KINDS_CACHED: Final = 64
+#: The memo of _kind: (Content-Type, inspect_all_bodies) -> its answer. Read inline
+#: (see utf8guard._memo): every request with a body asks it.
+_KINDS: Final[dict[tuple[bytes | None, bool], tuple[str, bytes] | RequestKind]] = {}
 
 
 def body_inspector(
@@ -92,11 +95,14 @@ def body_kind(content_type: bytes | None, config: GuardConfig) -> str | RequestK
     type with ``inspect_all_bodies``), ``binary`` (sniffed, passes unless JSON),
     ``json``, ``json+form`` (a JSON type with ``inspect_all_bodies``), ``form``,
     ``multipart``, or the refusal its parameters earn."""
-    kind = _kind(content_type, config.inspect_all_bodies)
+    key = (content_type, config.inspect_all_bodies)
+    try:
+        kind = _KINDS[key]
+    except KeyError:
+        kind = remember(_KINDS, key, _kind(*key), _KINDS_CACHED)
     return kind if isinstance(kind, RequestKind) else kind[0]
 
 
-@lru_cache(maxsize=_KINDS_CACHED)
 def _kind(
     content_type: bytes | None, inspect_all: bool
 ) -> tuple[str, bytes] | RequestKind:
@@ -155,7 +161,11 @@ def inspector_for(
 ) -> BodyInspector | Finding:
     """The inspector for a body of this one Content-Type (None: no such field),
     or the refusal it earns; Content-Encoding aside."""
-    found = _kind(content_type, config.inspect_all_bodies)
+    key = (content_type, config.inspect_all_bodies)
+    try:
+        found = _KINDS[key]
+    except KeyError:
+        found = remember(_KINDS, key, _kind(*key), _KINDS_CACHED)
     if isinstance(found, RequestKind):
         return body_finding(found)
     kind, boundary = found

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import importlib
 import zlib
-from functools import cache
 from types import ModuleType
 
+from ..._memo import memoize
 from ..engine._finding import Finding, RequestKind
 from ._text import body_finding
 
@@ -105,7 +105,7 @@ class _ZlibStream:
 BROTLI_MODULES: Final = ("brotli", "brotlicffi")
 
 
-@cache
+@memoize(1)
 def _brotli() -> ModuleType | None:
     """The first br decoder that imports, or None (br is then refused)."""
     for name in BROTLI_MODULES:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..._lazy_pattern import lazy_pattern, literal
+from ..._memo import remember
 from ..._policy import Policy, refused_ranges
 from ..._scan import find_violation, is_valid
 from ..._violation import Kind
@@ -29,6 +28,8 @@ __all__ = [
 #: Longest JSON escape the scanner waits for: a surrogate pair, "\\uD83D\\uDE00".
 _PAIR_BYTES: Final = 12
 _HEX4: Final = lazy_pattern(rb"[0-9A-Fa-f]{4}")
+#: _plain_run's pattern of each policy (at most 16 held; see utf8guard._memo).
+_PLAIN_RUNS: Final[dict[Policy, re.Pattern[bytes]]] = {}
 _HEX: Final = b"0123456789ABCDEFabcdef"
 #: What may follow "\u": four hex digits.
 _HEX_SLOTS: Final = (_HEX,) * 4
@@ -120,7 +121,10 @@ class JsonInspector:
         self._base = base
         self._name = name
         self._malformed = malformed
-        self._plain = _plain_run(policy)
+        try:  # the memo read inline: every JSON body asks it (utf8guard._memo)
+            self._plain = _PLAIN_RUNS[policy]
+        except KeyError:
+            self._plain = remember(_PLAIN_RUNS, policy, _plain_run(policy), 16)
         self._utf8 = Utf8Check(policy, base, name, fix=fixable)
         self._head: bytes | None = b""  # first bytes, until the encoding is known
         # Findings in those bytes, held until the encoding's verdict goes first.
@@ -280,7 +284,6 @@ def _low_surrogate(buf: bytes, pos: int) -> int | None:
     return code if 0xDC00 <= code <= 0xDFFF else None
 
 
-@lru_cache(maxsize=16)
 def _plain_run(policy: Policy) -> re.Pattern[bytes]:
     """A run of JSON bytes with no escape the policy refuses, from an escape boundary.
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..._lazy_pattern import DOTALL, lazy_pattern
+from ..._memo import memoize
 from ..engine._finding import RequestKind
 from ..head._abnf import MEDIA_TYPE, parameters
 
@@ -33,7 +32,7 @@ UTF8_CHARSET_NAMES: Final = frozenset({"utf-8", "us-ascii"})
 UTF8_CHARSETS: Final = UTF8_CHARSET_NAMES | {"utf8", "ascii"}
 
 
-@lru_cache(maxsize=256)
+@memoize(256)
 def parse_media_type(value: bytes) -> tuple[str, dict[str, str]] | None:
     """``(type/subtype, parameters)``, names in lower case; None if malformed.
 

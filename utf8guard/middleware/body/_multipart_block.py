@@ -7,8 +7,7 @@ finds the block here; :mod:`._multipart_part` judges the fields in it.
 
 from __future__ import annotations
 
-import re
-
+from ..._lazy_pattern import lazy_pattern
 from ..engine._finding import RequestKind
 
 TYPE_CHECKING = False
@@ -23,7 +22,7 @@ __all__ = ["MAX_PART_HEADER_BYTES", "BlockRefusal", "header_block_end"]
 MAX_PART_HEADER_BYTES: Final = 16 * 1024
 #: RFC 2046 §5.1.1 and RFC 5322 §2.2: lines end in CRLF; a CR or LF alone is a
 #: line break to Werkzeug and not to python-multipart.
-_BARE_LINE_BREAK: Final = re.compile(rb"\r(?!\n)|(?<!\r)\n")
+_BARE_LINE_BREAK: Final = lazy_pattern(rb"\r(?!\n)|(?<!\r)\n")
 #: CR and LF as ints, which ``in`` finds with one memchr (see _json.JSON_ESCAPE).
 _CR: Final = ord("\r")
 _LF: Final = ord("\n")

@@ -7,13 +7,9 @@ frameworks read it and refused when a reading is not a safe name.
 
 from __future__ import annotations
 
-import html
-import re
 import sys
-from collections.abc import Callable
-from functools import partial
-from urllib.parse import unquote_to_bytes
 
+from ..._lazy_pattern import lazy_pattern
 from ..._pathrules import (
     TYPOGRAPHIC_DOTS,
     PathKind,
@@ -30,9 +26,13 @@ from ._mediatype import UTF8_CHARSET_NAMES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final, NamedTuple
 
     from ..._pathrules import Platform
+
+    #: What a rule says of one reading of a name: why it is refused, or None.
+    Judge = Callable[[bytes], Kind | PathKind | None]
 else:
     from ..._named_tuple import NamedTuple
 
@@ -40,8 +40,6 @@ __all__ = ["NameRefusal", "filename_refusal", "name_refusal"]
 
 #: A part's disposition parameters: lower-case name -> (offset, value).
 Params = dict[str, tuple[int, bytes]]
-#: What a rule says of one reading of a name: why it is refused, or None.
-Judge = Callable[[bytes], Kind | PathKind | None]
 #: Issue 26: by default an upload name is refused only for what is unsafe or
 #: deceptive on every platform, so the POSIX set (separators, dot names, controls,
 #: bidi and default-ignorable characters, look-alikes) and no length limit: the
@@ -52,7 +50,7 @@ Judge = Callable[[bytes], Kind | PathKind | None]
 NAME_PLATFORM: Final[Platform] = "posix"
 WINDOWS_NAME_PLATFORM: Final[Platform] = "universal"
 #: HTML §13.2.5.73-80: a numeric character reference, "&#" digits or "&#x" hex digits.
-_NUMERIC_REFERENCE: Final = re.compile(r"&#(?:[xX]([0-9A-Fa-f]+)|([0-9]+))")
+_NUMERIC_REFERENCE: Final = lazy_pattern(r"&#(?:[xX]([0-9A-Fa-f]+)|([0-9]+))")
 
 
 class NameRefusal(NamedTuple):
@@ -88,6 +86,8 @@ def _escaped_refusal(value: bytes, refused: Judge) -> Kind | PathKind | None:
     """
     if b"%" not in value:
         return None
+    from urllib.parse import unquote_to_bytes  # with re: at the first "%" (issue 28)
+
     decoded = unquote_to_bytes(value)
     return None if decoded == value else refused(decoded)
 
@@ -117,7 +117,10 @@ def filename_refusal(
     percent-encoded, and the parameter is what a reader looks for. ``windows``: the
     Windows name rules apply too (see :data:`NAME_PLATFORM`).
     """
-    unsafe = partial(_unsafe_name, policy=policy, windows=windows)
+
+    def unsafe(name: bytes) -> Kind | PathKind | None:
+        return _unsafe_name(name, policy=policy, windows=windows)
+
     if "filename" in params:
         at, plain = params["filename"]
         # Werkzeug turns %22 into a quote (HTML's escape for one), the others keep
@@ -131,7 +134,7 @@ def filename_refusal(
         # is the name just checked (no "&" and no "%22": most names).
         text = plain.decode()
         try:
-            unescaped = html.unescape(text).encode()
+            unescaped = _html_unescape(text).encode()
         except ValueError:
             # A decimal reference past int()'s digit limit (CVE-2020-10735):
             # html.unescape raises, so Django's reading of the name fails (500).
@@ -175,6 +178,16 @@ def _reference_refusal(text: str) -> Kind | None:
         if number > 0x10FFFF:
             return Kind.OUT_OF_RANGE
     return None
+
+
+def _html_unescape(text: str) -> str:
+    """``html.unescape(text)``: ``html`` (with ``re``) imported for a name with "&"
+    only, as without one it returns ``text`` itself (issue 28)."""
+    if "&" not in text:
+        return text
+    import html
+
+    return html.unescape(text)
 
 
 def _unsafe_name(value: bytes, policy: Policy, windows: bool) -> Kind | PathKind | None:

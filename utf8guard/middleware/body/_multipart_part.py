@@ -7,9 +7,8 @@ The names are judged in :mod:`._multipart_names`.
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
+from ..._lazy_pattern import IGNORECASE, lazy_pattern
+from ..._memo import memoize, remember
 from ..._policy import Policy
 from ..._scan import find_violation, is_valid
 from ..._violation import Kind
@@ -56,7 +55,7 @@ __all__ = [
 CHARSET_FIELD: Final = "_charset_"
 #: CHARSET_FIELD as a part's name parameter holds it.
 _CHARSET_FIELD_BYTES: Final = CHARSET_FIELD.encode()
-#: Header blocks up to this size have their verdict cached (see _cached_plan).
+#: Header blocks up to this size have their verdict cached (see _PLANS).
 MAX_CACHED_BLOCK_BYTES: Final = 512
 #: Longest charset name worth reading ("UTF-8", "US-ASCII"); a longer value is refused.
 MAX_CHARSET_BYTES: Final = 16
@@ -74,17 +73,17 @@ PART_HEADERS: Final = frozenset(
 #: any other spelling (case, spaces, a token name, a filename, more fields) takes
 #: the full path. ``tests/middleware/test_multipart_canonical.py`` holds the two to
 #: the same verdicts.
-CANONICAL_FIELD_HEAD: Final = re.compile(
+CANONICAL_FIELD_HEAD: Final = lazy_pattern(
     rb'Content-Disposition: form-data; name="(?!_charset_")'
     rb'([A-Za-z0-9._\-\[\]]{1,%d})"\r\n\r\n' % MAX_SAFE_NAME_BYTES
 )
 #: RFC 9110 §5.5: field-value = *( VCHAR / obs-text / SP / HTAB ); CR and LF are
 #: the framing's (bare ones are refused there).
-_HEADER_CONTROL: Final = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_HEADER_CONTROL: Final = lazy_pattern(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: RFC 7578 §4.2: each part's disposition type is form-data.
-_FORM_DATA: Final = re.compile(rb"[ \t]*form-data[ \t]*", re.IGNORECASE)
+_FORM_DATA: Final = lazy_pattern(rb"[ \t]*form-data[ \t]*", IGNORECASE)
 #: RFC 9110 §5.1, §5.5: a header line's field-name, ":" and OWS.
-_FIELD_START: Final = re.compile(b"(" + TOKEN + rb"):[ \t]*")
+_FIELD_START: Final = lazy_pattern(b"(" + TOKEN + rb"):[ \t]*")
 #: The escape character of a quoted-string (RFC 9110 §5.6.4), as the int that
 #: ``in`` looks up with one memchr (see _json.JSON_ESCAPE).
 _BACKSLASH: Final = ord("\\")
@@ -156,7 +155,7 @@ class PlanRules:
 
 #: The PlanRules of each set of rules; an evicted one only costs its blocks' cached
 #: verdicts.
-plan_rules: Final = lru_cache(maxsize=16)(PlanRules)
+plan_rules: Final = memoize(16)(PlanRules)
 
 
 def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding | None:
@@ -166,10 +165,13 @@ def part_plan(block: bytes, base: int, rules: PlanRules) -> PartPlan | Finding |
     Form fields (parts without ``filename``) are checked as text, or as JSON when so
     typed; a file's content is bytes, never checked.
     """
-    if len(block) <= MAX_CACHED_BLOCK_BYTES:
-        plan = _cached_plan(block, rules)
-    else:
+    if len(block) > MAX_CACHED_BLOCK_BYTES:
         plan = _plan(block, rules)
+    else:
+        try:  # the memo read inline: every part asks it (utf8guard._memo)
+            plan = _PLANS[block, rules]
+        except KeyError:
+            plan = remember(_PLANS, (block, rules), _plan(block, rules), 256)
     if isinstance(plan, Finding):
         return plan.replace(offset=base + plan.offset)
     return plan
@@ -307,7 +309,7 @@ def _media_check(content_type: bytes) -> str | RequestKind | None:
 #: Tiny parts repeat the same header block; its verdict is computed once. Blocks and
 #: entries are bounded (at most 256 x 512 bytes held), and a cached Finding is only
 #: a template: its offset is relative to the block.
-_cached_plan: Final = lru_cache(maxsize=256)(_plan)
+_PLANS: Final[dict[tuple[bytes, PlanRules], PartPlan | Finding | None]] = {}
 
 
 class _CharsetField:

@@ -6,8 +6,6 @@ body is too large, whether it must be repaired) is made here, without I/O.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from ..._record import Record
 from ..body._body import body_inspector, decoding_of, uploads_of
 from ..body._sniff import SniffingInspector
@@ -22,6 +20,7 @@ from ._respond import refuse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Final
 
     from ..body._text import BodyInspector

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from ..._lazy_pattern import lazy_pattern
 from ..head._request import RequestHead
 from ._config import GuardConfig
@@ -11,6 +9,7 @@ from ._finding import Finding, RequestSummary, ViolationEvent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Final
 
     from ._finding import Action, ScopeType

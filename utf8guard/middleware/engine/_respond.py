@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ..._lazy_pattern import lazy_pattern
 from ..._record import Record
 from ._config import GuardConfig
@@ -12,6 +10,7 @@ from ._problem import Problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Final
 
 __all__ = ["Refusal", "refuse"]

@@ -16,8 +16,6 @@ by the tests; :data:`scan_head` is whichever is active.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..._accel import IMPLEMENTATION
 from ..._policy import Policy
 from ..._scan import is_valid
@@ -40,7 +38,13 @@ from ._trigger import gate_of, pattern_of, second_marks_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final
+
+    ScanHead = Callable[
+        [bytes | None, bytes | None, bytes, object, Policy, Policy, Policy, bool],
+        OnceFields | None,
+    ]
 
 # The header half (_clean_fields) and the table (_lane_table) are re-exported: the
 # lanes and the C loader know this module as the lane's entry.
@@ -79,11 +83,6 @@ _DECODED_PATH_MARKS, _DECODED_PATH_PATTERN, _ = gate_of(TRIGGERS.decoded_path.ne
 _QUERY_MARKS, _QUERY_PATTERN, _QUERY_BYTE = gate_of(TRIGGERS.decoded_query.needles)
 #: Whether a query needle can occur where no "%" is: then every query is decoded.
 _QUERY_PLAIN_NEEDLE: Final = any(b"%" not in n for n in TRIGGERS.decoded_query.needles)
-
-ScanHead = Callable[
-    [bytes | None, bytes | None, bytes, object, Policy, Policy, Policy, bool],
-    OnceFields | None,
-]
 
 
 def is_clean_head(head: RequestHead, config: GuardConfig) -> bool:

@@ -28,10 +28,8 @@ are judged in the value with its ASCII backslash escapes decoded too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import lru_cache
-
 from ..._lazy_pattern import lazy_pattern
+from ..._memo import memoize
 from ..._policy import Policy
 from ..._scan import is_valid, iter_violations
 from ..._violation import ILL_FORMED, Kind
@@ -41,6 +39,7 @@ from ._trigger import Trigger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Final
 
 __all__ = ["COOKIE_TRIGGER", "cookie_findings", "cookie_policy"]
@@ -94,7 +93,7 @@ _LAX_FORMS: Final = frozenset({Kind.OVERLONG, Kind.SURROGATE, Kind.OUT_OF_RANGE}
 _LAX_LENGTHS: Final = ((0xDF, 2), (0xEF, 3), (0xF7, 4), (0xFB, 5), (0xFD, 6))
 
 
-@lru_cache(maxsize=16)
+@memoize(16)
 def cookie_policy(policy: Policy) -> Policy:
     """``policy`` with NUL and controls refused: no cookie value holds them."""
     return policy.replace(allow_nul=False, allow_controls=False)

@@ -15,12 +15,11 @@ does everything the policy refuses in valid UTF-8 (noncharacters, bidi controls 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 from ..._violation import Kind, Violation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from typing import Final
 
 __all__ = ["DEFAULT_LATIN1_HEADERS", "deceptive"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from codecs import escape_decode
-from collections.abc import Callable, Iterator
 
 from ..._accel import IMPLEMENTATION
 from ..._lazy_pattern import lazy_pattern
@@ -24,7 +23,12 @@ from ._abnf import NOT_PCT_ENCODED, PCT_ENCODED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import Final
+
+    #: Where a run starts: the ``locate`` of its chunk and an index in that chunk (the
+    #: chunk stays referenced while its run is open: one chunk at most).
+    _Place = tuple[Callable[[int], int], int]
 
 __all__ = [
     "ESCAPE_RUN",
@@ -42,9 +46,6 @@ _HEX_DIGITS: Final = frozenset(b"0123456789ABCDEFabcdef")
 _ESCAPE_SHRINK: Final = 2
 #: Consecutive well-formed escapes: what a second decode turns into bytes.
 ESCAPE_RUN: Final = lazy_pattern(rb"(?:%[0-9A-Fa-f]{2})+")
-#: Where a run starts: the ``locate`` of its chunk and an index in that chunk (the
-#: chunk stays referenced while its run is open: one chunk at most).
-_Place = tuple[Callable[[int], int], int]
 #: The run that ends a chunk, read from the chunk's end (reversed): a backward
 #: scan finds the same escapes, since no escape can overlap another.
 _REVERSED_RUN: Final = lazy_pattern(rb"(?:[0-9A-Fa-f]{2}%)*")

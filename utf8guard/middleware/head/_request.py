@@ -5,10 +5,6 @@ The path's rules are ``_target``'s; the cookie rules ``_cookies``'. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from heapq import merge
-from operator import attrgetter
-
 from ..._lazy_pattern import lazy_pattern
 from ..._policy import Policy
 from ..._record import Record
@@ -32,6 +28,7 @@ from ._trigger import Trigger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from typing import Final
 
 __all__ = [
@@ -263,6 +260,11 @@ def _forbidden_field_bytes(
     them to the app (differential rows ``header-control-*``), where an ESC colours
     a terminal that shows the log. Not fixable, since a repair keeps them.
     """
+    # Imported here, on the full check's path: a cold start spares heapq and
+    # operator (issue 28).
+    from heapq import merge
+    from operator import attrgetter
+
     line_ends = (
         Finding(Location.HEADER, shown, Kind.CONTROL, match.start())
         for match in _LINE_ENDS.finditer(value)

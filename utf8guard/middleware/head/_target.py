@@ -9,8 +9,6 @@ declares its :class:`._trigger.Trigger` here, beside it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 from ..._lazy_pattern import lazy_pattern, literal
 from ..._pathrules import LOOKALIKE_SEPARATORS
 from ..._policy import Policy
@@ -25,6 +23,7 @@ from ._trigger import Trigger
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import Final
 
     from ._request import RequestHead

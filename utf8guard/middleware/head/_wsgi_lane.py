@@ -17,9 +17,6 @@ The C accelerator's WSGI lane is ``_speedups.environ_parts`` then
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from operator import itemgetter
-
 from ..._policy import Policy
 from ..adapter._wsgi_environ import HeaderKeys, header_keys, remember_keys, target_parts
 from ._clean import (
@@ -35,6 +32,7 @@ from ._fast import Lane, Plan, body_plan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final, NamedTuple
 
     from _typeshed.wsgi import WSGIEnvironment
@@ -152,5 +150,7 @@ def _getter(keys: tuple[str, ...]) -> Callable[[WSGIEnvironment], tuple[object, 
     """A function giving the values of ``keys`` as a tuple (``itemgetter`` gives a
     tuple for two keys or more)."""
     if len(keys) > 1:
+        from operator import itemgetter  # once per environ shape (issue 28: start-up)
+
         return itemgetter(*keys)
     return lambda environ: tuple(environ[key] for key in keys)
