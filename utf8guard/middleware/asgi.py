@@ -6,8 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 
 from .adapter._asgi_receive import Replay, StreamingReceive, prepend, read_into
 from .adapter._asgi_response import refuse_handshake, send_problem
@@ -79,7 +78,12 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         # The lane: a clean request in two C calls (or their Python twins). A small
         # frame (cold on every request in a server); the full check's is _check's.
         if scope["type"] == "http":
-            plan = self._plan(scope)
+            # asgi_plan called directly: through a partial it costs a call more.
+            plan = (
+                self._plan_unless_excluded(scope)
+                if self._excludes
+                else asgi_plan(self._lane, scope)
+            )
             if plan == NO_BODY:
                 return await self.app(scope, receive, send)
             if plan is not None:
@@ -149,12 +153,8 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         # Plain attributes, read through the interpreter's per-site cache; a
         # cached_property on the class sends every read through the type's MRO.
         self._lane: Lane = lane_for(self.config)
-        #: asgi_plan for an HTTP scope (None: the full check).
-        self._plan: Callable[[Scope], Plan] = (
-            self._plan_unless_excluded
-            if self.config.exclude_paths
-            else partial(asgi_plan, self._lane)
-        )
+        #: Whether an HTTP scope's plan must weigh exclude_paths first.
+        self._excludes = bool(self.config.exclude_paths)
 
     def _plan_unless_excluded(self, scope: Scope) -> Plan:
         path = scope.get("path")
