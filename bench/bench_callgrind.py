@@ -12,15 +12,17 @@ request: the guarded server's excess over the bare one for the whole request and
 per object file (the interpreter, libc, ``_speedups``), and the functions whose
 counts moved most. ``--baseline DIR`` runs the guarded app a third time with DIR's
 ``utf8guard`` (its C extension built in place, as for ``bench_server``) and adds
-this tree's minus the baseline's. Runs of one build differ by up to about 70 L1i
-misses and 2,400 instructions per request in the whole request (where code and data
-land), by 1-2 misses in the ``.so``.
+this tree's minus the baseline's. A server process may settle into another rhythm
+of the event loop (seen once in six: some 9,000 instructions and 350 L1i misses per
+request more, all in the loop's functions), while two runs of the same builds agreed
+within about 650 instructions and 13 misses on a difference: read a change from two
+runs, and from the functions it touches.
 
 Build the C extension with ``CFLAGS=-g`` (``python setup.py build_ext --inplace``)
 for the names of its static functions; a stripped build still counts right, under
 fewer names. Without valgrind on PATH it says so and exits. Run:
 ``python -m bench.bench_callgrind [--method POST] [--requests 1000 --warm-up 300]
-[--baseline DIR] [--top 25]``.
+[--baseline DIR] [--keep DIR] [--top 25]``.
 """
 
 from __future__ import annotations
