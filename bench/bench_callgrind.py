@@ -192,6 +192,7 @@ def count(
         # dump's cost lines summed to twice its summary under valgrind 3.19.)
         dump = Path(name, "callgrind.out.2")
         if keep is not None:
+            keep.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(dump, keep)
         events, costs = parse(dump.read_text(errors="replace"))
     per_request = {
