@@ -77,29 +77,35 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # The lane: a clean request in two C calls (or their Python twins). A small
         # frame (cold on every request in a server); the full check's is _check's.
-        if scope["type"] == "http":
-            # asgi_plan called directly: through a partial it costs a call more.
-            plan = (
-                self._plan_unless_excluded(scope)
-                if self._excludes
-                else asgi_plan(self._lane, scope)
-            )
-            if plan == NO_BODY:
-                return await self.app(scope, receive, send)
-            if plan is not None:
-                message = await receive()
-                # A JSON type's length: one call for the common body.
-                if (
-                    type(plan) is int and whole_plain_json(self._lane, message, plan)
-                ) or is_clean_whole(
-                    whole_body(message, plan if isinstance(plan, int) else plan[0]),
-                    plan,
-                    self._lane,
-                    self.config,
-                ):
-                    return await self.app(scope, prepend(message, receive), send)
-                # Anything else the full check decides, on the same messages.
-                receive = prepend(message, receive)
+        # Other scopes leave first: the test's jump stays short, which CPython 3.11
+        # needs to specialize the comparison (no EXTENDED_ARG after it).
+        if scope["type"] != "http":
+            return await self._check(scope, receive, send)
+        # Loaded as attributes, not methods: CPython 3.11 specializes LOAD_ATTR on an
+        # instance attribute, while `self.app(...)` (LOAD_METHOD) searches the type's
+        # MRO on every call; and asgi_plan is called directly, not through a partial.
+        app = self.app
+        plan = (
+            self._plan_unless_excluded(scope)
+            if self._excludes
+            else asgi_plan(self._lane, scope)
+        )
+        if plan == NO_BODY:
+            return await app(scope, receive, send)
+        if plan is not None:
+            message = await receive()
+            # A JSON type's length: one call for the common body.
+            if (
+                type(plan) is int and whole_plain_json(self._lane, message, plan)
+            ) or is_clean_whole(
+                whole_body(message, plan if isinstance(plan, int) else plan[0]),
+                plan,
+                self._lane,
+                self.config,
+            ):
+                return await app(scope, prepend(message, receive), send)
+            # Anything else the full check decides, on the same messages.
+            receive = prepend(message, receive)
         return await self._check(scope, receive, send)
 
     async def _check(self, scope: Scope, receive: Receive, send: Send) -> None:
