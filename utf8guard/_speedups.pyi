@@ -1,3 +1,5 @@
+from collections.abc import Awaitable, Callable, MutableMapping
+
 from ._policy import Policy
 from ._violation import Violation
 from .middleware.head._clean_fields import OnceFields
@@ -45,3 +47,8 @@ def whole_plain_json(
 def environ_parts(
     environ: object, /
 ) -> tuple[bytes | None, bytes, bytes, list[tuple[bytes, bytes]]] | None: ...
+def prepend(
+    message: MutableMapping[str, object],
+    receive: Callable[[], Awaitable[MutableMapping[str, object]]],
+    /,
+) -> Callable[[], Awaitable[MutableMapping[str, object]]]: ...

@@ -458,3 +458,145 @@ PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
     Py_DECREF(body);
     return rc < 0 ? NULL : PyBool_FromLong(rc);
 }
+
+/* ---------------------------------------------------------------------------------
+ * prepend (adapter._asgi_receive.py_prepend).
+ *
+ * The app's receive on the lane: its first call returns an awaitable that completes
+ * at once with the held message (the body's first message, already checked), every
+ * later call returns the server's receive() itself. One object is both: the first
+ * call moves the message from `held` to `ready` and returns the object, whose await
+ * (am_await, then am_send, or tp_iternext when a tracer runs) hands `ready` over. So
+ * a clean request costs one allocation and no Python frame, where the Python twin
+ * costs a closure, a coroutine and its frame (bench/README.md, "Issue 28: the
+ * lane's receive in C").
+ */
+typedef struct {
+    PyObject_HEAD
+    PyObject *held;    /* the first message, until the first call */
+    PyObject *ready;   /* the first call's message, until awaited */
+    PyObject *receive; /* the server's */
+    vectorcallfunc vectorcall;
+} prepend_t;
+
+static int prepend_traverse(prepend_t *self, visitproc visit, void *arg) {
+    Py_VISIT(self->held);
+    Py_VISIT(self->ready);
+    Py_VISIT(self->receive);
+    return 0;
+}
+
+static int prepend_clear(prepend_t *self) {
+    Py_CLEAR(self->held);
+    Py_CLEAR(self->ready);
+    Py_CLEAR(self->receive);
+    return 0;
+}
+
+static void prepend_dealloc(prepend_t *self) {
+    PyObject_GC_UnTrack(self);
+    prepend_clear(self);
+    PyObject_GC_Del(self);
+}
+
+/* replay(): as py_prepend's, which takes no argument. */
+static PyObject *prepend_call(PyObject *callable, PyObject *const *args, size_t nargsf,
+                              PyObject *kwnames) {
+    (void)args;
+    prepend_t *self = (prepend_t *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 0 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_Format(PyExc_TypeError, "replay() takes no arguments (%zd given)",
+                     nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0));
+        return NULL;
+    }
+    if (self->held == NULL)
+        return PyObject_CallNoArgs(self->receive);
+    Py_XSETREF(self->ready, self->held);
+    self->held = NULL;
+    return Py_NewRef(callable);
+}
+
+/* An awaitable is awaited once, as a coroutine is (the same RuntimeError). */
+static int prepend_spent(prepend_t *self) {
+    if (self->ready != NULL)
+        return 0;
+    PyErr_SetString(PyExc_RuntimeError, "cannot reuse already awaited coroutine");
+    return 1;
+}
+
+static PyObject *prepend_await(PyObject *awaitable) {
+    return prepend_spent((prepend_t *)awaitable) ? NULL : Py_NewRef(awaitable);
+}
+
+static PySendResult prepend_send(PyObject *awaitable, PyObject *arg, PyObject **result) {
+    (void)arg;
+    prepend_t *self = (prepend_t *)awaitable;
+    if (prepend_spent(self)) {
+        *result = NULL;
+        return PYGEN_ERROR;
+    }
+    *result = self->ready; /* the reference moves to the caller */
+    self->ready = NULL;
+    return PYGEN_RETURN;
+}
+
+/* The iterator protocol's form of prepend_send: StopIteration(message). */
+static PyObject *prepend_next(PyObject *awaitable) {
+    PyObject *message = NULL;
+    if (prepend_send(awaitable, Py_None, &message) == PYGEN_RETURN) {
+        PyObject *stop = PyObject_CallOneArg(PyExc_StopIteration, message);
+        Py_DECREF(message);
+        if (stop != NULL) {
+            PyErr_SetObject(PyExc_StopIteration, stop);
+            Py_DECREF(stop);
+        }
+    }
+    return NULL;
+}
+
+static PyAsyncMethods prepend_async = {
+    .am_await = prepend_await,
+    .am_send = prepend_send,
+};
+
+static PyTypeObject prepend_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "utf8guard._speedups.Prepend",
+    .tp_doc = "The receive of _speedups.prepend: see adapter._asgi_receive.py_prepend.",
+    .tp_basicsize = sizeof(prepend_t),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(prepend_t, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_dealloc = (destructor)prepend_dealloc,
+    .tp_traverse = (traverseproc)prepend_traverse,
+    .tp_clear = (inquiry)prepend_clear,
+    .tp_as_async = &prepend_async,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = prepend_next,
+};
+static int prepend_ready;
+
+const char speedups_prepend_doc[] =
+    "prepend(message, receive, /)\n--\n\n"
+    "utf8guard.middleware.adapter._asgi_receive.py_prepend, compiled: a receive whose "
+    "first call gives an awaitable of message, every later call receive().";
+
+PyObject *speedups_prepend(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (!speedups_arg_count("prepend", nargs, 2))
+        return NULL;
+    if (!prepend_ready) {
+        if (PyType_Ready(&prepend_type) < 0)
+            return NULL;
+        prepend_ready = 1;
+    }
+    prepend_t *self = PyObject_GC_New(prepend_t, &prepend_type);
+    if (self == NULL)
+        return NULL;
+    self->held = Py_NewRef(args[0]);
+    self->ready = NULL;
+    self->receive = Py_NewRef(args[1]);
+    self->vectorcall = prepend_call;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}

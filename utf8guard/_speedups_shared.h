@@ -62,12 +62,14 @@ int speedups_has_lookalike(const uint8_t *p, size_t n);
 extern const char speedups_head_plan_doc[];
 extern const char speedups_asgi_plan_doc[];
 extern const char speedups_whole_plain_json_doc[];
+extern const char speedups_prepend_doc[];
 PyObject *speedups_head_plan(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs);
 PyObject *speedups_asgi_plan(PyObject *module, PyObject *const *args,
                              Py_ssize_t nargs);
 PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
                                     Py_ssize_t nargs);
+PyObject *speedups_prepend(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #define SPEEDUPS_LANE_METHODS                                                     \
     {"head_plan", (PyCFunction)(void (*)(void))speedups_head_plan, METH_FASTCALL,  \
@@ -75,7 +77,9 @@ PyObject *speedups_whole_plain_json(PyObject *module, PyObject *const *args,
     {"asgi_plan", (PyCFunction)(void (*)(void))speedups_asgi_plan, METH_FASTCALL,  \
      speedups_asgi_plan_doc},                                                      \
     {"whole_plain_json", (PyCFunction)(void (*)(void))speedups_whole_plain_json,   \
-     METH_FASTCALL, speedups_whole_plain_json_doc},
+     METH_FASTCALL, speedups_whole_plain_json_doc},                                \
+    {"prepend", (PyCFunction)(void (*)(void))speedups_prepend, METH_FASTCALL,      \
+     speedups_prepend_doc},
 
 /* _speedups_environ.c */
 extern const char speedups_environ_parts_doc[];

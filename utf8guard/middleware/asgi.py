@@ -6,8 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 
 from .adapter._asgi_receive import Replay, StreamingReceive, prepend, read_into
 from .adapter._asgi_response import refuse_handshake, send_problem
@@ -78,24 +77,35 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # The lane: a clean request in two C calls (or their Python twins). A small
         # frame (cold on every request in a server); the full check's is _check's.
-        if scope["type"] == "http":
-            plan = self._plan(scope)
-            if plan == NO_BODY:
-                return await self.app(scope, receive, send)
-            if plan is not None:
-                message = await receive()
-                # A JSON type's length: one call for the common body.
-                if (
-                    type(plan) is int and whole_plain_json(self._lane, message, plan)
-                ) or is_clean_whole(
-                    whole_body(message, plan if isinstance(plan, int) else plan[0]),
-                    plan,
-                    self._lane,
-                    self.config,
-                ):
-                    return await self.app(scope, prepend(message, receive), send)
-                # Anything else the full check decides, on the same messages.
-                receive = prepend(message, receive)
+        # Other scopes leave first: the test's jump stays short, which CPython 3.11
+        # needs to specialize the comparison (no EXTENDED_ARG after it).
+        if scope["type"] != "http":
+            return await self._check(scope, receive, send)
+        # Loaded as attributes, not methods: CPython 3.11 specializes LOAD_ATTR on an
+        # instance attribute, while `self.app(...)` (LOAD_METHOD) searches the type's
+        # MRO on every call; and asgi_plan is called directly, not through a partial.
+        app = self.app
+        plan = (
+            self._plan_unless_excluded(scope)
+            if self._excludes
+            else asgi_plan(self._lane, scope)
+        )
+        if plan == NO_BODY:
+            return await app(scope, receive, send)
+        if plan is not None:
+            message = await receive()
+            # A JSON type's length: one call for the common body.
+            if (
+                type(plan) is int and whole_plain_json(self._lane, message, plan)
+            ) or is_clean_whole(
+                whole_body(message, plan if isinstance(plan, int) else plan[0]),
+                plan,
+                self._lane,
+                self.config,
+            ):
+                return await app(scope, prepend(message, receive), send)
+            # Anything else the full check decides, on the same messages.
+            receive = prepend(message, receive)
         return await self._check(scope, receive, send)
 
     async def _check(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -149,12 +159,8 @@ class Utf8GuardMiddleware(Guard[ASGIApp]):
         # Plain attributes, read through the interpreter's per-site cache; a
         # cached_property on the class sends every read through the type's MRO.
         self._lane: Lane = lane_for(self.config)
-        #: asgi_plan for an HTTP scope (None: the full check).
-        self._plan: Callable[[Scope], Plan] = (
-            self._plan_unless_excluded
-            if self.config.exclude_paths
-            else partial(asgi_plan, self._lane)
-        )
+        #: Whether an HTTP scope's plan must weigh exclude_paths first.
+        self._excludes = bool(self.config.exclude_paths)
 
     def _plan_unless_excluded(self, scope: Scope) -> Plan:
         path = scope.get("path")
