@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .adapter._asgi_receive import Replay, StreamingReceive, prepend, read_into
 from .adapter._asgi_response import refuse_handshake, send_problem
 from .adapter._asgi_scope import (
@@ -50,6 +48,8 @@ from .head._request import RequestHead
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .engine._finding import ScopeType
 
 # The ASGI 3 types live in adapter/_asgi_scope.py; they are public here.

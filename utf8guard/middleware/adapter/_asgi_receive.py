@@ -8,8 +8,6 @@ the app the messages it should receive.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from ..._accel import IMPLEMENTATION
 from ..engine._flow import BodyBuffer, StreamGate
 from ._asgi_response import send_problem
@@ -17,7 +15,7 @@ from ._asgi_scope import Message, Receive, Send
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Iterator
     from typing import Final
 
 __all__ = ["Replay", "StreamingReceive", "prepend", "py_prepend", "read_into"]
