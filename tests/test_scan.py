@@ -265,3 +265,16 @@ def test_python_is_valid_is_the_only_late_name() -> None:
     assert _scan.python_is_valid("\u00e9".encode()) is True
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         _scan.no_such_name  # noqa: B018 - the lookup is the test
+
+
+@pytest.mark.parametrize("policy", [STRICT, Policy(allow_controls=False)])
+@pytest.mark.parametrize("kind", [bytes, bytearray])
+def test_ascii_past_one_chunk_matches_reference(
+    kind: type[bytes] | type[bytearray], policy: Policy
+) -> None:
+    # Past one chunk neither type takes is_valid's one-chunk shortcut: isascii()
+    # settles it where the policy refuses no ASCII, first_violation where it does.
+    data = kind(b"ascii\t" * (CHUNK_BYTES // 6 + 1))
+    expected = reference.find_violation(bytes(data), policy)
+    assert find_violation(data, policy) == expected
+    assert is_valid(data, policy) == (expected is None)
