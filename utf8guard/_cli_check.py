@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
 from collections import deque
 
 from . import _cli_input
@@ -27,6 +26,7 @@ from ._cli_output import (
     format_violation,
     plural,
 )
+from ._cli_stdio import out
 from ._record import Record
 from ._scan import is_valid
 from ._stream import iter_stream_violations
@@ -248,7 +248,7 @@ def _report(path: str, stream: BinaryIO, origin: int | None, options: _Options) 
             place = window.locate(violation)
             progress.clear()
             line = format_violation(path, violation, place, as_json=options.as_json)
-            sys.stdout.write(line + "\n")
+            out(line + "\n")
             count += 1
         progress.clear()
         if count and origin is not None:

@@ -11,11 +11,11 @@ alone (UTF-16, Shift_JIS) the whole input is converted from ENC
 from __future__ import annotations
 
 import os
-import sys
 
 from ._cli_encoding import ConversionError, Tally, encoding_problem, repaired
 from ._cli_input import Progress, open_input, read_chunks
 from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK, display, error
+from ._cli_stdio import flush_out, out
 from ._record import Record
 
 # Only mypy needs these (issue 28: a command's start-up).
@@ -85,20 +85,20 @@ def _repair_one(
             parts = repaired(read_chunks(stream, progress), policy, encoding, tally)
             if target.output == "-" and not target.in_place:
                 for part in parts:
-                    sys.stdout.buffer.write(part)
-                sys.stdout.buffer.flush()
+                    out(part)
+                flush_out()
                 return _reported(source, tally, encoding)
             # Only a file output needs tempfile (with random: 18M instructions).
             from ._cli_atomic import AtomicFile
 
             name = source if target.in_place else target.output
             overwrite = target.in_place or target.force
-            with AtomicFile(os.path.realpath(name), name, overwrite=overwrite) as out:
+            with AtomicFile(os.path.realpath(name), name, overwrite=overwrite) as file:
                 for part in parts:
-                    out.write(part)
+                    file.write(part)
                 # In place, a valid file is left alone: its mtime and links survive.
                 if tally.replaced or tally.recoded or not target.in_place:
-                    out.commit()
+                    file.commit()
     except BrokenPipeError:
         raise
     except OSError as exc:
