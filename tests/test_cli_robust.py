@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import IO, Any
 
@@ -194,3 +195,56 @@ def test_in_process_stdout_errors(
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+needs_dev_fd = pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd")
+
+
+@needs_dev_fd
+@pytest.mark.parametrize(
+    ("data", "expected", "line"),
+    [
+        (b"a\xff", 1, ":1:2: invalid_byte at byte 1 (FF)\n"),
+        (b"ok\n" * 200_000, 0, ""),  # more than one read
+        (b"x" * 300_000 + b"\xed\xa0\x80", 1, ":1:300001: surrogate at byte 300000"),
+    ],
+)
+def test_a_pipe_named_as_a_file_is_read_once(
+    capsys: pytest.CaptureFixture[str], data: bytes, expected: int, line: str
+) -> None:
+    """``utf8guard check <(cmd)``: the pipe holds its bytes once; each is checked."""
+    read_end, write_end = os.pipe()
+    try:
+        writer = threading.Thread(target=lambda: _write_all(write_end, data))
+        writer.start()
+        path = f"/dev/fd/{read_end}"
+        status = cli.main(["check", path])
+        writer.join()
+    finally:
+        os.close(read_end)
+    out = capsys.readouterr().out
+    assert status == expected
+    assert out.startswith(f"{path}{line}") if line else out == ""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    with open(fd, "wb") as pipe:
+        pipe.write(data)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_named_on_the_command_line_is_checked(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(  # noqa: S603 (fixed argv, no shell)
+        [sys.executable, "-m", "utf8guard", "check", str(fifo)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    fifo.write_bytes(b"ab\xff")
+    out, err = process.communicate(timeout=30)
+    assert (process.returncode, out, err) == (
+        1,
+        f"{fifo}:1:3: invalid_byte at byte 2 (FF)\n".encode(),
+        b"",
+    )
