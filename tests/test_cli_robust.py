@@ -248,3 +248,38 @@ def test_a_fifo_named_on_the_command_line_is_checked(tmp_path: Path) -> None:
         f"{fifo}:1:3: invalid_byte at byte 2 (FF)\n".encode(),
         b"",
     )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_force_never_replaces_a_fifo_or_device_with_a_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``-o OUT --force`` replaces a file; a FIFO or a device (``-o /dev/stdout``)
+    is not one, and replacing its node with a file would lose it."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    bad = write(tmp_path, b"H\xf6he\n")
+    assert cli.main(["repair", str(bad), "-o", str(fifo), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"utf8guard: repair: {fifo} is not a regular file: "
+        "write to it with -o - and a redirection\n"
+    )
+    assert fifo.is_fifo()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_in_place_never_replaces_a_fifo_with_a_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    bad = write(tmp_path, b"H\xf6he\n")
+    assert cli.main(["repair", "--in-place", str(fifo), str(bad)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"utf8guard: {fifo}: not a regular file (--in-place rewrites files)",
+        f"utf8guard: {bad}: replaced 1 violation(s) with U+FFFD",
+    ]
+    assert fifo.is_fifo()
+    assert bad.read_bytes() == b"H\xef\xbf\xbdhe\n"  # the others are still repaired

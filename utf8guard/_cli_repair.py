@@ -11,6 +11,7 @@ alone (UTF-16, Shift_JIS) the whole input is converted from ENC
 from __future__ import annotations
 
 import os
+import stat
 
 from ._cli_encoding import ConversionError, Tally, encoding_problem, repaired
 from ._cli_input import Progress, open_input, read_chunks
@@ -54,7 +55,21 @@ def usage_problem(
         return "-o names IN itself: use --in-place to rewrite IN"
     if os.path.lexists(target.output) and not target.force:
         return f"{display(target.output)} exists: add --force to replace it"
+    if _is_special(target.output):  # e.g. -o /dev/stdout: its node must stay
+        return (
+            f"{display(target.output)} is not a regular file: "
+            "write to it with -o - and a redirection"
+        )
     return None
+
+
+def _is_special(path: str) -> bool:
+    """True for a FIFO, socket or device (after symlinks): no file to replace."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # missing, or not reachable: the write will say why
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _is_same_file(first: str, second: str) -> bool:
@@ -80,6 +95,9 @@ def _repair_one(
     source: str, target: Target, policy: Policy, encoding: str | None
 ) -> int:
     tally = Tally()
+    if target.in_place and _is_special(source):
+        error(f"{display(source)}: not a regular file (--in-place rewrites files)")
+        return EXIT_ERROR
     try:
         with open_input(source) as stream, Progress(stream, source) as progress:
             parts = repaired(read_chunks(stream, progress), policy, encoding, tally)
