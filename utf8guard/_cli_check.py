@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
+import stat
 from collections import deque
 
 from . import _cli_input
@@ -27,6 +27,7 @@ from ._cli_output import (
     format_violation,
     plural,
 )
+from ._cli_stdio import out
 from ._record import Record
 from ._scan import is_valid
 from ._stream import iter_stream_violations
@@ -187,44 +188,50 @@ def _check_one(
     path: str, options: _Options, tally: _Tally, *, skip_binary: bool
 ) -> int | None:
     """Report the violations of one input; how many, or None for a binary file."""
-    head: bytes = b""
-    valid: bool | None = False
-    if path != "-":
-        head, valid = _first_pass(path, options.policy, skip_binary=skip_binary)
-        if valid is None:
-            return None
-    count = 0
-    if not valid:
+    if path == "-":
         with open_input(path) as stream:
             # Where the input starts, for a second read: stdin may be a file opened
             # part-way through.
             origin = stream.tell() if stream.seekable() else None
-            count = _report(path, stream, origin, options)
+            return _report(path, stream, origin, options)
+    # Opened once: a pipe or FIFO (`check <(cmd)`) cannot be read a second time.
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        head: bytes = b""
+        valid: bool | None = False
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            head, valid = _first_pass(fd, options.policy, skip_binary=skip_binary)
+            if valid is None:
+                return None
+            os.lseek(fd, 0, os.SEEK_SET)
+        count = 0
+        if not valid:
+            with open(fd, "rb", closefd=False) as stream:
+                origin = 0 if stream.seekable() else None
+                count = _report(path, stream, origin, options)
+    finally:
+        os.close(fd)
     if not count and b"\0" in head and bomless_utf16(head[:BINARY_SNIFF_BYTES]):
         _name_utf16(path, tally)
     return count
 
 
 def _first_pass(
-    path: str, policy: Policy, *, skip_binary: bool
+    fd: int, policy: Policy, *, skip_binary: bool
 ) -> tuple[bytes, bool | None]:
-    """A file's first bytes, and whether it is valid (None: binary, skipped).
+    """A regular file's first bytes, and whether it is valid (None: binary, skipped).
 
     Most files of a tree are small and valid: one read and one ``is_valid`` settle
     them, with no Python object per chunk. False means "look closer": invalid, or
     larger than one chunk (read again with a progress line).
     """
     size = _cli_input.READ_CHUNK_BYTES
-    fd = os.open(path, OPEN_FLAGS)
-    try:
-        head = os.read(fd, size)
-        if skip_binary and is_binary(head):
-            return head, None
-        # A read returns less than asked at the end of a file; a second read
-        # returning nothing confirms it (never trust a short read alone).
-        return head, len(head) < size and not os.read(fd, 1) and is_valid(head, policy)
-    finally:
-        os.close(fd)
+    head = os.read(fd, size)
+    if skip_binary and is_binary(head):
+        return head, None
+    # A read returns less than asked at the end of a file; a second read
+    # returning nothing confirms it (never trust a short read alone).
+    return head, len(head) < size and not os.read(fd, 1) and is_valid(head, policy)
 
 
 def _name_utf16(path: str, tally: _Tally) -> None:
@@ -248,7 +255,7 @@ def _report(path: str, stream: BinaryIO, origin: int | None, options: _Options) 
             place = window.locate(violation)
             progress.clear()
             line = format_violation(path, violation, place, as_json=options.as_json)
-            sys.stdout.write(line + "\n")
+            out(line + "\n")
             count += 1
         progress.clear()
         if count and origin is not None:

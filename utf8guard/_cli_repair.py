@@ -11,11 +11,12 @@ alone (UTF-16, Shift_JIS) the whole input is converted from ENC
 from __future__ import annotations
 
 import os
-import sys
+import stat
 
 from ._cli_encoding import ConversionError, Tally, encoding_problem, repaired
 from ._cli_input import Progress, open_input, read_chunks
 from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK, display, error
+from ._cli_stdio import flush_out, out
 from ._record import Record
 
 # Only mypy needs these (issue 28: a command's start-up).
@@ -54,7 +55,21 @@ def usage_problem(
         return "-o names IN itself: use --in-place to rewrite IN"
     if os.path.lexists(target.output) and not target.force:
         return f"{display(target.output)} exists: add --force to replace it"
+    if _is_special(target.output):  # e.g. -o /dev/stdout: its node must stay
+        return (
+            f"{display(target.output)} is not a regular file: "
+            "write to it with -o - and a redirection"
+        )
     return None
+
+
+def _is_special(path: str) -> bool:
+    """True for a FIFO, socket or device (after symlinks): no file to replace."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # missing, or not reachable: the write will say why
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _is_same_file(first: str, second: str) -> bool:
@@ -80,25 +95,28 @@ def _repair_one(
     source: str, target: Target, policy: Policy, encoding: str | None
 ) -> int:
     tally = Tally()
+    if target.in_place and _is_special(source):
+        error(f"{display(source)}: not a regular file (--in-place rewrites files)")
+        return EXIT_ERROR
     try:
         with open_input(source) as stream, Progress(stream, source) as progress:
             parts = repaired(read_chunks(stream, progress), policy, encoding, tally)
             if target.output == "-" and not target.in_place:
                 for part in parts:
-                    sys.stdout.buffer.write(part)
-                sys.stdout.buffer.flush()
+                    out(part)
+                flush_out()
                 return _reported(source, tally, encoding)
             # Only a file output needs tempfile (with random: 18M instructions).
             from ._cli_atomic import AtomicFile
 
             name = source if target.in_place else target.output
             overwrite = target.in_place or target.force
-            with AtomicFile(os.path.realpath(name), name, overwrite=overwrite) as out:
+            with AtomicFile(os.path.realpath(name), name, overwrite=overwrite) as file:
                 for part in parts:
-                    out.write(part)
+                    file.write(part)
                 # In place, a valid file is left alone: its mtime and links survive.
                 if tally.replaced or tally.recoded or not target.in_place:
-                    out.commit()
+                    file.commit()
     except BrokenPipeError:
         raise
     except OSError as exc:

@@ -17,6 +17,7 @@ import os
 import sys
 
 from ._cli_output import EXIT_ERROR, EXIT_FOUND, EXIT_OK, display, json_path
+from ._cli_stdio import out
 
 # Only mypy needs these. The name rules (utf8guard.paths) are imported when ``scan``
 # runs: with unicodedata and typing they cost every other command 21M instructions,
@@ -139,16 +140,16 @@ def _report(
             }
             if fix is not None:
                 record["fix"] = fix
-            print(json.dumps(record))
+            out(json.dumps(record) + "\n")
         return
     name = os.path.basename(path)
     for v in found:  # check's line without line:column: offsets are in the name
         data = name[v.start : v.end].hex(" ").upper()
-        print(f"{display(path)}: {v.kind} at byte {v.start} ({data})")
+        out(f"{display(path)}: {v.kind} at byte {v.start} ({data})\n")
     if fix is not None:
         shown = display(name)
         target = f"{shown} → {fix['to']}" if "to" in fix else fix["reason"]
-        print(f"  {fix['action']}: {target}")
+        out(f"  {fix['action']}: {target}\n")
 
 
 def run_scan(args: argparse.Namespace) -> int:

@@ -18,13 +18,19 @@ which wins over 1 (``check`` still checks the other files); 130 interrupted (Ctr
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from . import IDENTIFIER, KERNEL, STRICT, WELL_FORMED, Policy, __version__
 from ._cli_check import run_check
 from ._cli_output import EXIT_ERROR, EXIT_INTERRUPTED, error
 from ._cli_repair import Target, run_repair, usage_problem
+from ._cli_stdio import (
+    OutputError,
+    flush_out,
+    out,
+    silence_stdout,
+    stand_in_closed,
+)
 from ._policy import FLAGS
 from ._tree import add_scan_parser
 
@@ -34,6 +40,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, Final, NoReturn
+
+    from _typeshed import SupportsWrite
 
 __all__ = ["main"]
 
@@ -49,21 +57,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Errors are one line on stderr and status 2, never a traceback.
     """
+    stand_in_closed()
     try:
-        args = _build_parser().parse_args(argv)
-    except SystemExit as exc:  # argparse printed --help, --version or a usage error
-        return int(exc.code or 0)
-    try:
-        return int(args.handler(args))
+        status = _run(argv)
+        flush_out()  # a write error must not wait for Python's exit, unreported
     except BrokenPipeError:  # e.g. `utf8guard check --all big.txt | head`
         # Python flushes stdout again at exit; send that to /dev/null, not a traceback.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        silence_stdout()
+        return EXIT_ERROR
+    except OutputError as exc:  # e.g. `utf8guard check big.txt > /dev/full`
+        error(f"standard output: {exc}")
+        silence_stdout()
         return EXIT_ERROR
     except KeyboardInterrupt:  # Ctrl-C on a large input: a line, not a traceback
         error("interrupted")
         return EXIT_INTERRUPTED
+    return status
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    try:
+        args = _build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse printed --help, --version or a usage error
+        return int(exc.code or 0)
+    return int(args.handler(args))
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -131,6 +148,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line, not the usage block: ``utf8guard check: error: ...``."""
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see --help)\n")
+
+    def _print_message(
+        self, message: str, file: SupportsWrite[str] | None = None
+    ) -> None:
+        """Help and ``--version`` through :func:`out`: argparse would ignore a
+        write error and exit 0 having printed nothing."""
+        if file is sys.stdout:
+            out(message)
+        else:  # usage errors, to stderr
+            super()._print_message(message, file)
 
 
 def _build_parser() -> argparse.ArgumentParser:
