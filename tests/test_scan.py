@@ -120,6 +120,43 @@ def test_non_bytes_input_is_a_type_error(data: object) -> None:
         list(iter_violations(data))  # type: ignore[arg-type]  # wrong type on purpose
 
 
+class _DuckPolicy:
+    """Every flag a Policy has, but not a Policy: refused like any other object."""
+
+    def __getattr__(self, name: str) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [
+        pytest.param("strict", id="str"),
+        pytest.param(None, id="none"),
+        pytest.param(5, id="int"),
+        pytest.param(_DuckPolicy(), id="duck"),
+    ],
+)
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b"abc", id="ascii"),
+        pytest.param(b"caf\xc3\xa9 \xff", id="invalid"),
+        pytest.param(bytearray(b"caf\xc3\xa9"), id="bytearray"),
+        pytest.param("é".encode() * (CHUNK_BYTES // 2 + 1), id="past-one-chunk"),
+    ],
+)
+def test_a_policy_that_is_not_a_policy_is_a_type_error(
+    data: bytes | bytearray, policy: object
+) -> None:
+    # Named plainly by every entry point in both builds (was an AttributeError).
+    message = f"^policy must be a Policy, not {type(policy).__name__}$"
+    for call in (find_violation, is_valid, validate, decode, utf8guard.repair):
+        with pytest.raises(TypeError, match=message):
+            call(data, policy)  # type: ignore[arg-type]  # wrong type on purpose
+    with pytest.raises(TypeError, match=message):
+        list(iter_violations(data, policy))  # type: ignore[arg-type]  # on purpose
+
+
 def test_str_error_explains_what_to_pass() -> None:
     with pytest.raises(TypeError, match="pass the raw bytes"):
         is_valid("text")  # type: ignore[arg-type]  # wrong type on purpose

@@ -897,7 +897,7 @@ def test_policy_changes_between_calls_are_seen() -> None:
         (("abc", 0, 3, STRICT), TypeError),
         ((b"abc", "0", 3, STRICT), TypeError),
         ((b"abc", 0, None, STRICT), TypeError),
-        ((b"abc", 0, 3, object()), AttributeError),
+        ((b"abc", 0, 3, object()), TypeError),
     ],
 )
 def test_bad_arguments_raise(args: tuple[object, ...], error: type[Exception]) -> None:
@@ -915,7 +915,7 @@ def test_bad_arguments_raise(args: tuple[object, ...], error: type[Exception]) -
         ((bytearray(b"\xe2"), b"abc", STRICT), TypeError),
         ((b"\xf0\x9f\x98\x80", b"", STRICT), ValueError),
         ((b"", "abc", STRICT), TypeError),
-        ((b"", b"abc", object()), AttributeError),
+        ((b"", b"abc", object()), TypeError),
     ],
 )
 def test_stream_step_checks_its_arguments(
@@ -934,11 +934,20 @@ def test_policy_flags_must_be_truth_testable() -> None:
         def __bool__(self) -> bool:
             raise RuntimeError("no truth value")
 
-    class Odd:
-        allow_noncharacters = Opaque()
+    class Odd(Policy):  # a Policy, so its flags are read: the first one raises
+        @property
+        def allow_noncharacters(self) -> bool:  # type: ignore[override]  # on purpose
+            return Opaque()  # type: ignore[return-value]  # on purpose
 
     with pytest.raises(RuntimeError, match="no truth value"):
-        _built.first_violation(b"a", 0, 1, Odd())  # type: ignore[arg-type]  # duck
+        _built.first_violation(b"a", 0, 1, object.__new__(Odd))
+
+    # Anything but a Policy is refused before a flag is read, duck or not.
+    class Duck:
+        allow_noncharacters = Opaque()
+
+    with pytest.raises(TypeError, match=r"^policy must be a Policy, not Duck$"):
+        _built.first_violation(b"a", 0, 1, Duck())  # type: ignore[arg-type]  # duck
 
 
 @speedups_only

@@ -7,7 +7,7 @@ needed.
 
 from __future__ import annotations
 
-from ._policy import Policy, refused_ranges
+from ._policy import Policy, not_a_policy, refused_ranges
 from ._tables import LEADS, MAX_SEQUENCE_BYTES
 from ._violation import Frozen, Kind
 
@@ -236,10 +236,19 @@ def _compile(refused: tuple[tuple[Kind, Ranges], ...]) -> Plan:
 
 
 def plan_for(policy: Policy) -> Plan:
-    """The plan for ``policy``, compiled once and kept on the policy object."""
-    plan = policy._plan
+    """The plan for ``policy``, compiled once and kept on the policy object.
+
+    Raises:
+        TypeError: ``policy`` is not a :class:`~utf8guard.Policy`.
+    """
+    try:
+        plan = policy._plan
+    except AttributeError:
+        raise not_a_policy(policy) from None
     if isinstance(plan, Plan):
         return plan
+    if not isinstance(policy, Policy):  # an object with a _plan of its own
+        raise not_a_policy(policy)
     plan = _compile(refused_ranges(policy))
     object.__setattr__(policy, "_plan", plan)
     return plan

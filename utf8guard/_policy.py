@@ -17,6 +17,7 @@ __all__ = [
     "STRICT",
     "WELL_FORMED",
     "Policy",
+    "not_a_policy",
     "refused_ranges",
 ]
 
@@ -169,6 +170,16 @@ WELL_FORMED: Final = Policy(allow_noncharacters=True)
 IDENTIFIER: Final = Policy(
     allow_nul=False, allow_controls=False, allow_bidi_controls=False
 )
+
+
+def not_a_policy(value: object, name: str = "policy") -> TypeError:
+    """The error for ``name`` given ``value``, which is not a :class:`Policy`.
+
+    Every entry point that takes a policy raises it, the C accelerator's too (its
+    text is built the same way there), rather than an ``AttributeError`` from deep
+    inside: ``is_valid(data, "strict")`` is a caller's mistake to name plainly.
+    """
+    return TypeError(f"{name} must be a Policy, not {type(value).__name__}")
 
 
 def refused_ranges(policy: Policy) -> tuple[tuple[Kind, Ranges], ...]:

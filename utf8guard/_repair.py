@@ -44,7 +44,8 @@ def repair(data: BytesLike, policy: Policy = STRICT) -> bytes:
     b'a\\xef\\xbf\\xbd\\xef\\xbf\\xbdb'
 
     Raises:
-        TypeError: ``data`` is not bytes, bytearray or memoryview.
+        TypeError: ``data`` is not bytes, bytearray or memoryview, or ``policy``
+            is not a :class:`Policy`.
     """
     buf = as_buffer(data)
     return b"".join(repaired_parts(buf, 0, len(buf), policy))

@@ -154,7 +154,8 @@ def find_violation(data: BytesLike, policy: Policy = STRICT) -> Violation | None
     Violation(kind=<Kind.OVERLONG: 'overlong'>, start=0, end=1)
 
     Raises:
-        TypeError: ``data`` is not bytes, bytearray or memoryview.
+        TypeError: ``data`` is not bytes, bytearray or memoryview, or ``policy``
+            is not a :class:`Policy`.
     """
     buf = as_buffer(data)
     if _compiled is not None:  # the compiled scan beats both shortcuts below
@@ -192,7 +193,8 @@ def iter_violations(data: BytesLike, policy: Policy = STRICT) -> Iterator[Violat
     """Yield every violation in order, resuming after the end of each.
 
     Raises:
-        TypeError: ``data`` is not bytes, bytearray or memoryview.
+        TypeError: ``data`` is not bytes, bytearray or memoryview, or ``policy``
+            is not a :class:`Policy`.
     """
     buf = as_buffer(data)
     return iter_range(buf, 0, len(buf), policy)
@@ -233,7 +235,8 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
     (True, False)
 
     Raises:
-        TypeError: ``data`` is not bytes, bytearray or memoryview.
+        TypeError: ``data`` is not bytes, bytearray or memoryview, or ``policy``
+            is not a :class:`Policy`.
     """
     # First the commonest case with the fewest tests (each costs about 10 ns, as much
     # as decoding 16 bytes): bytes under STRICT, the default, which refuses no ASCII.
@@ -271,7 +274,10 @@ def is_valid(data: BytesLike, policy: Policy = STRICT) -> bool:
         return find_violation(data, policy) is None
     # Small bytes: first_violation's checks on one chunk, inlined, since each layer
     # between costs about as much as decoding 64 bytes.
-    plan = policy._plan
+    try:
+        plan = policy._plan
+    except AttributeError:  # not a Policy: plan_for raises the TypeError
+        plan = None
     if type(plan) is not Plan:
         plan = plan_for(policy)
     if plan.ascii_clean and data.isascii():
@@ -309,7 +315,8 @@ def validate(data: BytesLike, policy: Policy = STRICT) -> None:
 
     Raises:
         Utf8Error: with ``.violation``, the first violation.
-        TypeError: ``data`` is not bytes, bytearray or memoryview.
+        TypeError: ``data`` is not bytes, bytearray or memoryview, or ``policy``
+            is not a :class:`Policy`.
     """
     buf = as_buffer(data)
     found = find_violation(buf, policy)
@@ -322,7 +329,8 @@ def decode(data: BytesLike, policy: Policy = STRICT) -> str:
 
     Raises:
         Utf8Error: with ``.violation``, the first violation.
-        TypeError: ``data`` is not bytes, bytearray or memoryview.
+        TypeError: ``data`` is not bytes, bytearray or memoryview, or ``policy``
+            is not a :class:`Policy`.
     """
     buf = as_buffer(data)
     validate(buf, policy)

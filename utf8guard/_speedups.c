@@ -50,10 +50,40 @@ static const char *const FLAGS[] = {
 static unsigned checked_sets; /* the flags whose sets check_sets proved equal */
 static int check_sets(unsigned flags);
 
+/* 1 when policy is a utf8guard.Policy (or a subclass's), 0 if not, -1 on error. */
+static int is_policy(PyObject *policy) {
+    if (PyObject_TypeCheck(policy, Py_TYPE(strict_policy)))
+        return 1;
+    /* Re-imported, utf8guard._policy holds a new Policy class (coverage.py imports a
+     * --cov subpackage again; importlib.reload): the policies of the moment are its. */
+    PyObject *module = PyImport_ImportModule("utf8guard._policy");
+    if (module == NULL)
+        return -1;
+    PyObject *cls = PyObject_GetAttrString(module, "Policy");
+    Py_DECREF(module);
+    if (cls == NULL)
+        return -1;
+    int is = PyObject_IsInstance(policy, cls);
+    Py_DECREF(cls);
+    return is;
+}
+
+/* A policy's refusal mask; anything but a utf8guard.Policy is a TypeError, with
+ * _policy.not_a_policy's text. */
 static int policy_mask(PyObject *policy, unsigned *mask) {
     if (policy == cached_policy) {
         *mask = cached_mask;
         return 0;
+    }
+    int is = is_policy(policy);
+    if (is <= 0) {
+        PyObject *name = is < 0 ? NULL
+                                : PyObject_GetAttrString((PyObject *)Py_TYPE(policy), "__name__");
+        if (name != NULL) {
+            PyErr_Format(PyExc_TypeError, "policy must be a Policy, not %U", name);
+            Py_DECREF(name);
+        }
+        return -1;
     }
     unsigned m = 0;
     for (int i = 0; i < FLAG_COUNT; i++) {

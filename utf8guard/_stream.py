@@ -10,7 +10,7 @@ per-chunk Python around a 64 KiB scan shows, bench/README.md).
 from __future__ import annotations
 
 from ._accel import compiled_stream_step
-from ._policy import STRICT, Policy
+from ._policy import STRICT, Policy, not_a_policy
 from ._repair import repaired_parts
 from ._scan import BytesLike, as_buffer, first_violation, is_valid, iter_range
 from ._tables import CONTINUATION_HI, CONTINUATION_LO, LEADS, MAX_SEQUENCE_BYTES
@@ -171,7 +171,7 @@ class IncrementalValidator:
 
     def __init__(self, policy: Policy = STRICT) -> None:
         if not isinstance(policy, Policy):
-            raise TypeError(f"policy must be a Policy, not {type(policy).__name__}")
+            raise not_a_policy(policy)
         self._policy = policy
         self._held = b""  # an unfinished sequence at the end of the bytes fed
         self._fed = 0  # bytes fed, the held ones included

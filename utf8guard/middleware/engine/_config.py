@@ -9,7 +9,7 @@ import sys
 from _collections_abc import Iterable
 
 from ..._lazy_pattern import lazy_pattern, literal
-from ..._policy import STRICT, Policy, refused_ranges
+from ..._policy import STRICT, Policy, not_a_policy, refused_ranges
 from ..._ranges import in_ranges
 from ..._record import Record, field, fields
 from ..head._abnf import FIELD_NAME
@@ -150,7 +150,7 @@ class GuardConfig(Record, kw_only=True):
             if not isinstance(value, Policy) and not (
                 name == "path_policy" and value is None
             ):
-                raise TypeError(f"{name} must be a Policy, not {type(value).__name__}")
+                raise not_a_policy(value, name)
         for name in ("max_body_size", "memory_body_size", "max_multipart_parts"):
             _check_size(name, getattr(self, name))
         if self.max_upload_size is not None:
