@@ -283,3 +283,53 @@ def test_in_place_never_replaces_a_fifo_with_a_file(
     ]
     assert fifo.is_fifo()
     assert bad.read_bytes() == b"H\xef\xbf\xbdhe\n"  # the others are still repaired
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and FIFOs")
+def test_sigterm_while_writing_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """docs/cli.md: on any error OUT is not created or changed; SIGTERM (`timeout`,
+    `kill`) is taken as Ctrl-C, so the hidden temporary file goes too."""
+    import signal
+    import time
+
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    with subprocess.Popen(
+        [sys.executable, "-m", "utf8guard", "repair", "-o", "out.txt", "in.fifo"],
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    ) as proc:
+        assert proc.stderr is not None
+        writer = os.open(fifo, os.O_WRONLY)  # the repair reads, then waits for more
+        try:
+            os.write(writer, b"caf\xe9\n")
+            deadline = time.monotonic() + 30
+            while not list(tmp_path.glob(".utf8guard-*.tmp")):
+                assert time.monotonic() < deadline, "no temporary file appeared"
+                assert proc.poll() is None, proc.stderr.read()
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGTERM)
+            err = proc.stderr.read().decode()
+            status = proc.wait(timeout=30)
+        finally:
+            os.close(writer)
+    assert (status, err) == (130, "utf8guard: interrupted\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["in.fifo"]
+
+
+def test_atomic_file_takes_sigterm_as_ctrl_c_while_open(tmp_path: Path) -> None:
+    """In process, for coverage: the handler AtomicFile installs raises
+    KeyboardInterrupt, the temporary file is removed, the old handler comes back."""
+    import signal
+
+    from utf8guard._cli_atomic import AtomicFile
+
+    before = signal.getsignal(signal.SIGTERM)
+    target = str(tmp_path / "out.txt")
+    with AtomicFile(target, target, overwrite=False):
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler)
+        with pytest.raises(KeyboardInterrupt):
+            handler(signal.SIGTERM, None)
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert list(tmp_path.iterdir()) == []

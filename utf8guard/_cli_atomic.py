@@ -7,6 +7,14 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+# signal.py imports enum for its constants; _signal, its C half (the same names), is
+# built in and loaded at start-up. mypy reads signal's stubs for both.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal as _signal
+else:
+    import _signal
+
 __all__ = ["AtomicFile", "naming"]
 
 
@@ -18,7 +26,9 @@ class AtomicFile:
     ``target``; without it, a hard link that fails with ``EEXIST`` if ``target``
     appeared meanwhile, so nothing is ever replaced that the user did not name for
     replacing. The new file keeps ``target``'s permissions, or gets the umask's
-    default for a new file. Errors name ``name``, not the temporary file.
+    default for a new file. Errors name ``name``, not the temporary file. While it is
+    open, SIGTERM (``timeout``, ``kill``, a service manager) is taken as Ctrl-C is, a
+    ``KeyboardInterrupt``, so that the temporary file is removed on the way out too.
     """
 
     def __init__(self, target: str, name: str, *, overwrite: bool) -> None:
@@ -31,14 +41,18 @@ class AtomicFile:
             )
         self._file = os.fdopen(fd, "wb")
         self._committed = False
+        self._on_term = _signal.signal(_signal.SIGTERM, _interrupt)
 
     def __enter__(self) -> AtomicFile:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._file.close()
-        if not self._committed:
-            os.unlink(self._temp)
+        try:
+            self._file.close()
+            if not self._committed:
+                os.unlink(self._temp)
+        finally:
+            _signal.signal(_signal.SIGTERM, self._on_term)
 
     def write(self, data: bytes) -> None:
         with naming(self._name):
@@ -55,6 +69,10 @@ class AtomicFile:
                 os.link(self._temp, self._target)
                 os.unlink(self._temp)
         self._committed = True
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 @contextmanager
