@@ -114,6 +114,19 @@ def test_git_s_own_files_are_never_read(
     )
 
 
+def test_no_ignore_without_r_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--help: "with -r"; alone it would change nothing, so it is said, not ignored."""
+    path = write(tmp_path, b"ok\n", "a.txt")
+    assert run(capsys, "check", "--no-ignore", path) == (
+        2,
+        "",
+        "utf8guard: check: --no-ignore goes with -r "
+        "(git's ignores apply to a tree walk)\n",
+    )
+
+
 def test_an_empty_tree_passes(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -84,6 +84,9 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    if args.no_ignore and not args.recursive:  # as repair's --force without -o
+        error("check: --no-ignore goes with -r (git's ignores apply to a tree walk)")
+        return EXIT_ERROR
     return run_check(
         args.paths,
         _policy_from(args),
