@@ -80,7 +80,7 @@ FLAG_REQUEST_URI, FLAG_CGI = 0x04, 0x08
 #: non-str values and empty CGI values; one odd key (``_ODD_KEYS``); a dict subclass.
 FLAG_UTF8, FLAG_NON_STR, FLAG_ODD_KEY, FLAG_SUBCLASS = 0x10, 0x20, 0x40, 0x80
 #: (path_policy, policy, header_policy) of each config byte 0 can pick; the last
-#: reads a header policy that is no Policy (an AttributeError, where it is reached).
+#: reads a header policy that is no Policy (a TypeError, where it is reached).
 _NOT_A_POLICY: Final = object()
 CONFIGS: Final[tuple[tuple[object, object, object], ...]] = (
     *(

@@ -553,7 +553,7 @@ def test_the_lookalike_rule_is_weighed_with_the_path_in_both_twins() -> None:
     assert speedups.asgi_plan(lane, request) is None
     assert py_asgi_plan(lane, request) is None
     lane = lane._replace(lookalike=False)
-    with pytest.raises(AttributeError):
+    with pytest.raises(TypeError, match="policy must be a Policy, not object"):
         speedups.asgi_plan(lane, request)
-    with pytest.raises(AttributeError):
+    with pytest.raises(TypeError, match="policy must be a Policy, not object"):
         py_asgi_plan(lane, request)
