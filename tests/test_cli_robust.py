@@ -333,3 +333,30 @@ def test_atomic_file_takes_sigterm_as_ctrl_c_while_open(tmp_path: Path) -> None:
             handler(signal.SIGTERM, None)
     assert signal.getsignal(signal.SIGTERM) is before
     assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_file_outside_the_main_thread_leaves_sigterm_alone(
+    tmp_path: Path,
+) -> None:
+    """Only the main thread may set a signal handler: elsewhere (cli.main called from
+    a worker thread) the file is still written, and SIGTERM keeps its handler."""
+    import signal
+
+    from utf8guard._cli_atomic import AtomicFile
+
+    before = signal.getsignal(signal.SIGTERM)
+    seen: list[object] = []
+    target = str(tmp_path / "out.txt")
+
+    def write_in_a_thread() -> None:
+        with AtomicFile(target, target, overwrite=False) as file:
+            seen.append(signal.getsignal(signal.SIGTERM))
+            file.write(b"ok\n")
+            file.commit()
+
+    worker = threading.Thread(target=write_in_a_thread)
+    worker.start()
+    worker.join()
+    assert seen == [before]
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert (tmp_path / "out.txt").read_bytes() == b"ok\n"

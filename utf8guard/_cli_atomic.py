@@ -41,7 +41,10 @@ class AtomicFile:
             )
         self._file = os.fdopen(fd, "wb")
         self._committed = False
-        self._on_term = _signal.signal(_signal.SIGTERM, _interrupt)
+        try:
+            self._on_term = _signal.signal(_signal.SIGTERM, _interrupt)
+        except ValueError:  # not the main thread (cli.main from a worker): as before
+            self._on_term = None
 
     def __enter__(self) -> AtomicFile:
         return self
@@ -52,7 +55,8 @@ class AtomicFile:
             if not self._committed:
                 os.unlink(self._temp)
         finally:
-            _signal.signal(_signal.SIGTERM, self._on_term)
+            if self._on_term is not None:
+                _signal.signal(_signal.SIGTERM, self._on_term)
 
     def write(self, data: bytes) -> None:
         with naming(self._name):
